@@ -1,0 +1,20 @@
+# `make run` opens the app, `make test` runs every test; both set up everything first.
+.PHONY: run test setup bench screenshot wheel bundle clean
+
+setup:
+	@bash scripts/setup.sh
+
+run: setup
+	.venv/bin/python main.py
+
+test: setup
+	QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q
+
+bench: setup
+	QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench.py
+
+screenshot: setup
+	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py
+
+clean:
+	rm -rf .venv build dist *.egg-info

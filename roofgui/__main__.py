@@ -1,0 +1,5 @@
+import sys
+
+from roofgui.cli import main
+
+sys.exit(main())

@@ -1,0 +1,338 @@
+"""The command line: ``roofgui chips``, ``roofgui analyze``, ``roofgui export``.
+
+With no sub-command, ``roofgui`` opens the window.  Bad input exits with
+status 2 and one line naming the problem; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable, Sequence
+
+from .model.errors import ModelError
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A usage problem: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise CliError(message)
+
+
+def parse_kv(text: str, field: str) -> dict[str, str]:
+    """``B=256,D=8k`` → {"B": "256", "D": "8k"}."""
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise CliError(f"{field}: {part!r} should look like NAME=VALUE")
+        k, v = part.split("=", 1)
+        k = k.strip()
+        if not k:
+            raise CliError(f"{field}: missing name before '=' in {part!r}")
+        out[k] = v.strip()
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="roofgui", description="Roofline Explorer: where does the time go?")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    sub.add_parser("chips", help="list chip ids with headline figures").add_argument(
+        "--json", action="store_true", help="print JSON")
+    sp = sub.add_parser("show-chip", help="print one chip's figures with sources")
+    sp.add_argument("chip")
+
+    a = sub.add_parser("analyze", help="analyse an op on one or more chips")
+    a.add_argument("scenario", nargs="?", help="a scenario JSON file (instead of --op/--dims)")
+    a.add_argument("--chip", action="append", default=[], help="chip id or path to a chip TOML (repeatable)")
+    a.add_argument("--op", default=None, help="matmul, batched-matmul, dot, elementwise, custom, llm")
+    a.add_argument("--dims", default="", help="e.g. B=256,D=8192,F=8192 (accepts 4k, 8Ki, 1e6, 2**20)")
+    a.add_argument("--dtype", help="sets every operand and the compute dtype")
+    a.add_argument("--x-dtype", help="activations dtype")
+    a.add_argument("--w-dtype", help="weights dtype")
+    a.add_argument("--out-dtype", help="output dtype")
+    a.add_argument("--compute-dtype", help="compute dtype (selects the chip's peak)")
+    a.add_argument("--shard", help="AXIS=N, e.g. D=2")
+    a.add_argument("--link", help="link the shards talk over: ici, nvlink, xgmi, pcie, dcn, ethernet, ...")
+    a.add_argument("--what-if", default="", help="e.g. peak=2,hbm=0.5,link=4")
+    a.add_argument("--derate", action="store_true", help="use each chip's achievable fraction of peak")
+    a.add_argument("--json", action="store_true", help="print JSON")
+    a.add_argument("--working", action="store_true", help="print the derivation of every figure")
+    for hook in _ANALYZE_ARG_HOOKS:
+        hook(a)
+
+    e = sub.add_parser("export", help="write a plot or table without a window")
+    e.add_argument("scenario", help="scenario JSON file")
+    e.add_argument("-o", "--output", required=True, help="OUT.png, .svg, .pdf or .csv")
+    e.add_argument("--plot", choices=("roofline", "sweep"), default="roofline")
+    e.add_argument("--width", type=int, default=None)
+    e.add_argument("--height", type=int, default=None)
+    e.add_argument("--style", choices=("slide", "screen"), default="slide")
+    e.add_argument("--title", default=None)
+    e.add_argument("--caption", action="store_true", help="stamp a caption with the op, chips and sources")
+    e.add_argument("--transparent", action="store_true", help="transparent background (PNG)")
+    return p
+
+
+#: Extra ``analyze`` options registered by other modules (the LLM step adds its own).
+_ANALYZE_ARG_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = []
+
+
+def cmd_chips(args, out) -> int:
+    from .model.catalog import Catalog
+    from .model.units import format_si
+    cat = Catalog.load()
+    for err in cat.errors:
+        print(f"warning: {err}", file=sys.stderr)
+    if args.json:
+        rows = []
+        for c in cat:
+            rows.append({"id": c.id, "name": c.name, "vendor": c.vendor,
+                         "bf16_peak": c.peak("bf16").value, "hbm_bandwidth": c.hbm_bandwidth.value,
+                         "hbm_capacity": c.hbm_capacity.value,
+                         "critical_intensity": c.critical_intensity,
+                         "links": {k: l.bandwidth.value for k, l in c.links.items()},
+                         "builtin": c.builtin})
+        print(json.dumps(rows, indent=2), file=out)
+        return 0
+    print(f"{'id':<12} {'name':<28} {'bf16 peak':>12} {'HBM BW':>11} {'HBM':>9} {'ridge':>6}  links", file=out)
+    for c in cat:
+        links = ", ".join(f"{k} {format_si(l.bandwidth.value, 'B/s')}" for k, l in c.links.items())
+        print(f"{c.id:<12} {c.name[:28]:<28} {format_si(c.peak('bf16').value, 'FLOP/s'):>12} "
+              f"{format_si(c.hbm_bandwidth.value, 'B/s'):>11} {format_si(c.hbm_capacity.value, 'B'):>9} "
+              f"{c.critical_intensity:>6.0f}  {links}", file=out)
+    return 0
+
+
+def cmd_show_chip(args, out) -> int:
+    from .model.catalog import Catalog
+    from .model.units import format_si
+    cat = Catalog.load()
+    c = cat.get(args.chip)
+    print(f"{c.name} ({c.id}) — {c.vendor} {c.kind}{' — ' + c.summary if c.summary else ''}", file=out)
+
+    def line(label, f, unit):
+        extra = " [halved from a with-sparsity headline]" if f.sparsity_halved else ""
+        note = f" — {f.note}" if f.note else ""
+        alts = f" (other sources: {f.alternatives})" if f.alternatives else ""
+        print(f"  {label:<22} {format_si(f.value, unit):>14}  [{f.source}]{extra}{note}{alts}", file=out)
+
+    for k, f in c.matrix.items():
+        line(f"matrix {k}", f, "FLOP/s")
+    for k, f in c.vector.items():
+        line(f"vector {k}", f, "FLOP/s")
+    line("HBM capacity", c.hbm_capacity, "B")
+    line("HBM bandwidth", c.hbm_bandwidth, "B/s")
+    for k, l in c.links.items():
+        line(f"link {k} (one-way)", l.bandwidth, "B/s")
+    if c.achievable:
+        print(f"  {'achievable fraction':<22} {c.achievable.value:>14.0%}  [{c.achievable.source}]", file=out)
+    print("Sources:", file=out)
+    for k, v in c.sources.items():
+        print(f"  [{k}] {v}", file=out)
+    return 0
+
+
+def _analyze_scenario(args):
+    """Build the scenario that ``analyze`` evaluates, from a file or the flags."""
+    from .model.scenario import OpSpec, Scenario, ShardSpec, load_scenario
+    from .model.ops import get_kind, DTYPE_ROLES
+    from .model.units import parse_quantity
+    from .model.dtypes import get_dtype
+
+    if args.scenario:
+        sc = load_scenario(args.scenario)
+        if args.chip:
+            sc.chips = list(args.chip)
+    else:
+        if not args.op:
+            raise CliError("analyze: give --op (or a scenario file)")
+        if not args.chip:
+            raise CliError("analyze: give at least one --chip (see 'roofgui chips')")
+        kind = get_kind(args.op)
+        builder = _OP_BUILDERS.get(kind.name)
+        if builder is not None:
+            op = builder(args, kind)
+        else:
+            dims = {}
+            for name, text in parse_kv(args.dims, "--dims").items():
+                if name not in kind.dim_names():
+                    raise CliError(f"--dims: {kind.name} has no dimension {name!r} "
+                                   f"(it has {', '.join(kind.dim_names())})")
+                spec = next(d for d in kind.dims if d.name == name)
+                dims[name] = parse_quantity(text, f"--dims {name}", integer=False)
+            dtypes = {}
+            if args.dtype:
+                d = get_dtype(args.dtype, "--dtype").name
+                dtypes = {r: d for r in DTYPE_ROLES}
+            for role, val in (("x", args.x_dtype), ("w", args.w_dtype), ("out", args.out_dtype),
+                              ("compute", args.compute_dtype)):
+                if val:
+                    dtypes[role] = get_dtype(val, f"--{role}-dtype".replace("--x-", "--x-")).name
+            shard = None
+            if args.shard:
+                kv = parse_kv(args.shard, "--shard")
+                if len(kv) != 1:
+                    raise CliError("--shard: give one AXIS=N, e.g. D=2")
+                (axis, n_text), = kv.items()
+                if axis not in kind.shard_axes:
+                    raise CliError(f"--shard: {kind.name} cannot be sharded along {axis!r} "
+                                   f"(axes: {', '.join(kind.shard_axes) or 'none'})")
+                n = parse_quantity(n_text, "--shard N", integer=True, max_value=1e6)
+                if not args.link:
+                    raise CliError("--shard needs --link (e.g. --link ici or --link nvlink)")
+                shard = ShardSpec(axis, int(n), args.link)
+            elif args.link:
+                raise CliError("--link needs --shard AXIS=N")
+            op = OpSpec(kind.name, kind.name, dims, dtypes, shard)
+        sc = Scenario(ops=[op], chips=list(args.chip))
+    if args.what_if:
+        for k, v in parse_kv(args.what_if, "--what-if").items():
+            if k not in ("peak", "hbm", "link"):
+                raise CliError(f"--what-if: unknown multiplier {k!r} (use peak, hbm, link)")
+            setattr(sc.what_if, k, parse_quantity(v, f"--what-if {k}", max_value=1e6))
+    if args.derate:
+        sc.derate = True
+    return sc
+
+
+#: Op kinds whose flags differ from --dims (the LLM step registers one).
+_OP_BUILDERS: dict[str, Callable] = {}
+
+
+def cmd_analyze(args, out) -> int:
+    from .model.catalog import Catalog
+    from .model.report import record, working
+    from .model.scenario import evaluate_scenario
+    from .model.units import format_number, format_si, format_time
+
+    sc = _analyze_scenario(args)
+    cat = Catalog.load()
+    # Unknown chips and chip-level problems are usage errors on the command line.
+    for ref in sc.chips:
+        cat.get(ref)
+    ev = evaluate_scenario(sc, cat)
+    if ev.errors and not ev.entries:
+        raise CliError(ev.errors[0])
+    for err in ev.errors:
+        print(f"warning: {err}", file=sys.stderr)
+    records = []
+    for e in ev.entries:
+        rec = record(e.analysis, e.op.name, e.phase)
+        extra = _RECORD_EXTRAS.get(e.op.kind)
+        if extra:
+            rec.update(extra(e))
+        records.append(rec)
+    if args.json:
+        print(json.dumps(records, indent=2, ensure_ascii=False), file=out)
+        return 0
+    for e, rec in zip(ev.entries, records):
+        r = e.analysis.result
+        title = f"{e.label} on {e.analysis.chip.label()}"
+        print(title, file=out)
+        print("─" * len(title), file=out)
+        rows = [
+            ("FLOPs", format_si(rec["flops"], "FLOP")),
+            ("HBM bytes", format_si(rec["hbm_bytes"], "B")),
+        ]
+        if rec["net_bytes"]:
+            rows.append((f"Link bytes ({rec['link']})", format_si(rec["net_bytes"], "B")))
+        rows += [
+            ("Intensity", f"{format_number(rec['intensity'])} FLOP/B"),
+            ("Peak", f"{format_si(rec['peak_flops'], 'FLOP/s')} ({rec['peak_dtype']})"),
+            ("HBM bandwidth", format_si(rec["hbm_bandwidth"], "B/s")),
+            ("Critical intensity", f"{format_number(rec['critical_intensity'])} FLOP/B"),
+            ("T_math", format_time(rec["t_math"])),
+            ("T_hbm", format_time(rec["t_hbm"])),
+        ]
+        if rec["link_bandwidth"]:
+            rows.append(("T_net", format_time(rec["t_net"])))
+        rows += [
+            ("T_lower (max)", format_time(rec["t_lower"])),
+            ("T_upper (sum)", format_time(rec["t_upper"])),
+            ("Attainable", format_si(rec["attainable_flops"], "FLOP/s")),
+            ("Utilisation", f"{rec['utilisation']:.1%}"),
+            ("Bound", str(rec["bound"])),
+        ]
+        for k, v in rec["critical"].items():
+            rows.append((f"Critical {k}", "none" if v is None else format_number(v)))
+        for label, text in rows:
+            print(f"  {label:<22} {text}", file=out)
+        for n in rec["notes"]:
+            print(f"  note: {n}", file=out)
+        if args.working:
+            print("  Working:", file=out)
+            for line in working(e.analysis):
+                print(f"    {line}", file=out)
+        print(file=out)
+    return 0
+
+
+#: Per-op-kind extra JSON fields (the LLM step adds throughput and memory figures).
+_RECORD_EXTRAS: dict[str, Callable] = {}
+
+
+def cmd_export(args, out) -> int:
+    try:
+        from .export.cli import run_export
+    except ImportError as e:  # pragma: no cover - only when Qt is missing
+        raise CliError(f"export needs Qt (PySide6): {e}")
+    return run_export(args, out)
+
+
+COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export}
+
+
+def _load_plugins() -> None:
+    """Import modules that register extra op kinds and their CLI options."""
+    try:
+        from .model import llm  # noqa: F401
+    except ImportError:
+        pass
+    try:
+        from . import cli_llm  # noqa: F401
+    except ImportError:
+        pass
+
+
+def main(argv: Sequence[str] | None = None, out=None) -> int:
+    """Entry point.  Returns the exit status."""
+    out = out or sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _load_plugins()
+    if not argv or argv[0] in ("gui", "open") or (argv[0].endswith(".json") and len(argv) == 1):
+        from .app import main as gui_main
+        return gui_main(argv[1:] if argv and argv[0] in ("gui", "open") else argv)
+    try:
+        args = build_parser().parse_args(argv)
+        if args.version:
+            from . import __version__
+            print(f"roofgui {__version__}", file=out)
+            return 0
+        if not args.command:
+            raise CliError("give a command: chips, show-chip, analyze or export")
+        return COMMANDS[args.command](args, out)
+    except CliError as e:
+        print(f"roofgui: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModelError as e:
+        print(f"roofgui: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Per-user directories, following each platform's convention (no Qt needed)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+APP = "roofgui"
+
+
+def user_data_dir() -> Path:
+    """Where user files live: ``$ROOFGUI_HOME`` if set, else the platform's data dir."""
+    override = os.environ.get("ROOFGUI_HOME")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / APP
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / APP
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / APP
+
+
+def user_chip_dir() -> Path:
+    """The directory of the user's own chip TOML files."""
+    return user_data_dir() / "chips"
+
+
+def user_log_dir() -> Path:
+    override = os.environ.get("ROOFGUI_HOME")
+    if override:
+        return Path(override) / "logs"
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        return Path(base) / APP / "logs"
+    return user_data_dir() / "logs"
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> None:
+    """Write a file so that it is either the old or the new content, never half.
+
+    Writes a temporary file beside the target, flushes and fsyncs it, then
+    renames it over the target.
+    """
+    import tempfile
+
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

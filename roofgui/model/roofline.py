@@ -1,0 +1,239 @@
+"""The roofline: times, bounds, intensities and critical values of an op on a chip.
+
+T_math   = FLOPs / peak FLOP/s
+T_hbm    = HBM bytes / HBM bandwidth
+T_net    = link bytes / link bandwidth (one-way, per chip)
+T_comms  = max(T_hbm, T_net)            memory and link transfers use separate engines
+T_lower  = max(T_math, T_comms)         perfect overlap of compute and communication
+T_upper  = T_math + T_comms             no overlap; so T_lower ≤ T_upper ≤ 2·T_lower
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .chips import Chip, Peak
+from .errors import ModelError
+from .ops import OpKind, Shard, Work, get_kind, op_work
+
+BOUNDS = ("compute", "memory", "network")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Run-wide knobs: what-if multipliers and achievable-peak derating."""
+
+    peak: float = 1.0
+    hbm: float = 1.0
+    link: float = 1.0
+    derate: bool = False
+
+
+@dataclass(frozen=True)
+class ChipFigures:
+    """The figures of one chip that an op runs against, after what-ifs and derating."""
+
+    chip: Chip
+    peak: float
+    peak_info: Peak
+    hbm_bandwidth: float
+    link_bandwidth: float | None
+    derate_fraction: float
+    notes: tuple[str, ...] = ()
+
+    @property
+    def critical_intensity(self) -> float:
+        return self.peak / self.hbm_bandwidth
+
+    @property
+    def net_critical_intensity(self) -> float | None:
+        return None if not self.link_bandwidth else self.peak / self.link_bandwidth
+
+
+def chip_figures(chip: Chip, work: Work, settings: Settings = Settings()) -> ChipFigures:
+    """Pick the peak for the op's unit and compute dtype, the HBM and link bandwidths."""
+    scaled = chip.scaled(settings.peak, settings.hbm, settings.link)
+    info = scaled.peak(work.compute.peak_key, work.unit)
+    notes = [info.note] if info.note else []
+    frac = 1.0
+    if settings.derate:
+        if chip.achievable is not None:
+            frac = chip.achievable.value
+            notes.append(f"peak derated to {frac:.0%} achievable ({chip.achievable.source})")
+        else:
+            notes.append(f"{chip.name} states no achievable fraction; peak not derated")
+    link_bw = None
+    if work.link:
+        link_bw = scaled.link(work.link).bandwidth.value
+    return ChipFigures(scaled, info.value * frac, info, scaled.hbm_bandwidth.value, link_bw, frac,
+                       tuple(notes))
+
+
+@dataclass(frozen=True)
+class Result:
+    """Every figure of an op on a chip.  Fields are numpy arrays (0-d for scalars)."""
+
+    flops: np.ndarray
+    hbm_bytes: np.ndarray
+    net_bytes: np.ndarray
+    peak_flops: np.ndarray
+    hbm_bandwidth: np.ndarray
+    link_bandwidth: np.ndarray  # 0 when no link
+    t_math: np.ndarray
+    t_hbm: np.ndarray
+    t_net: np.ndarray
+    t_comms: np.ndarray
+    t_lower: np.ndarray
+    t_upper: np.ndarray
+    intensity: np.ndarray  # FLOPs per HBM byte
+    net_intensity: np.ndarray  # FLOPs per link byte (inf when nothing is sent)
+    critical_intensity: np.ndarray
+    net_critical_intensity: np.ndarray  # inf when no link
+    attainable_flops: np.ndarray
+    utilisation: np.ndarray
+    bound_code: np.ndarray  # 0 compute, 1 memory, 2 network
+
+    @property
+    def bound(self) -> np.ndarray | str:
+        names = np.asarray(BOUNDS, dtype=object)[self.bound_code]
+        return str(names) if np.ndim(names) == 0 else names
+
+
+def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
+    """The roofline arithmetic, broadcast over any array shapes.
+
+    Parameters
+    ----------
+    flops, hbm_bytes, net_bytes:
+        Work per chip.
+    peak, hbm_bw, link_bw:
+        Chip figures; ``link_bw`` may be 0 when nothing crosses a link (then
+        ``net_bytes`` must be 0).
+
+    Returns
+    -------
+    Result
+    """
+    flops = np.asarray(flops, dtype=np.float64)
+    hbm_bytes = np.asarray(hbm_bytes, dtype=np.float64)
+    net_bytes = np.asarray(net_bytes, dtype=np.float64)
+    peak = np.asarray(peak, dtype=np.float64)
+    hbm_bw = np.asarray(hbm_bw, dtype=np.float64)
+    link_bw = np.asarray(link_bw, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_math = flops / peak
+        t_hbm = hbm_bytes / hbm_bw
+        t_net = np.where(net_bytes > 0, net_bytes / np.where(link_bw > 0, link_bw, np.inf), 0.0)
+        t_comms = np.maximum(t_hbm, t_net)
+        t_lower = np.maximum(t_math, t_comms)
+        t_upper = t_math + t_comms
+        intensity = flops / hbm_bytes
+        net_intensity = np.where(net_bytes > 0, flops / np.where(net_bytes > 0, net_bytes, 1.0), np.inf)
+        crit = peak / hbm_bw
+        net_crit = np.where(link_bw > 0, peak / np.where(link_bw > 0, link_bw, 1.0), np.inf)
+        attainable = flops / t_lower
+    util = t_math / t_lower
+    code = np.where(t_math >= t_comms, 0, np.where(t_hbm >= t_net, 1, 2)).astype(np.int8)
+    shape = np.broadcast(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw).shape
+
+    def b(a):
+        return np.broadcast_to(a, shape)
+
+    return Result(b(flops), b(hbm_bytes), b(net_bytes), b(peak), b(hbm_bw), b(link_bw),
+                  b(t_math), b(t_hbm), b(t_net), b(t_comms), b(t_lower), b(t_upper),
+                  b(intensity), b(net_intensity), b(crit), b(net_crit), b(attainable),
+                  b(util), b(code))
+
+
+def evaluate_work(work: Work, figures: ChipFigures) -> Result:
+    return roofline(work.flops, work.hbm_bytes, work.net_bytes, figures.peak,
+                    figures.hbm_bandwidth, figures.link_bandwidth or 0.0)
+
+
+def evaluate_many(work: Work, chips: Sequence[Chip], settings: Settings = Settings()) -> Result:
+    """One op against many chips at once: arrays gain a leading chip axis."""
+    figs = [chip_figures(c, work, settings) for c in chips]
+    shape = (len(figs),) + (1,) * np.ndim(work.flops)
+    peak = np.array([f.peak for f in figs]).reshape(shape)
+    hbm = np.array([f.hbm_bandwidth for f in figs]).reshape(shape)
+    link = np.array([f.link_bandwidth or 0.0 for f in figs]).reshape(shape)
+    return roofline(work.flops, work.hbm_bytes, work.net_bytes, peak, hbm, link)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One op (one phase) on one chip: the result, the chip figures and critical values."""
+
+    chip: Chip
+    figures: ChipFigures
+    work: Work
+    result: Result
+    critical: Mapping[str, float | None] = field(default_factory=dict)
+
+
+def analyze(kind: OpKind | str, dims: Mapping[str, float], chip: Chip, *,
+            dtypes: Mapping[str, str] | None = None, shard: Shard | None = None,
+            params: Mapping | None = None, settings: Settings = Settings(),
+            phase: str = "") -> Analysis:
+    """Evaluate an op on a chip, with the critical value of every dimension."""
+    k = get_kind(kind) if isinstance(kind, str) else kind
+    work = op_work(k, dims, dtypes, shard, params, phase)
+    figs = chip_figures(chip, work, settings)
+    res = evaluate_work(work, figs)
+    crit = critical_values(k, dims, figs, dtypes=dtypes, shard=shard, params=params, phase=phase)
+    return Analysis(figs.chip, figs, work, res, crit)
+
+
+def critical_values(kind: OpKind, dims: Mapping[str, float], figures: ChipFigures, *,
+                    dtypes: Mapping[str, str] | None = None, shard: Shard | None = None,
+                    params: Mapping | None = None, phase: str = "") -> dict[str, float | None]:
+    """For each dimension, the value at which T_math equals the largest comms time.
+
+    Every time is affine in each single dimension (the others held fixed), so
+    evaluating at 1 and 2 gives each time's slope and intercept exactly; the
+    op is compute-bound where ``T_math ≥ T_k`` for every comms level ``k``,
+    a half-line per level.  The answer is where that set begins (or ends, if
+    it is bounded above); ``None`` when the op is never compute-bound, or
+    always is, along that dimension.
+    """
+    out: dict[str, float | None] = {}
+    base = {d.name: dims.get(d.name, d.default) for d in kind.dims}
+    for name in kind.dim_names():
+        probe = dict(base)
+        probe[name] = np.array([1.0, 2.0])
+        w = op_work(kind, probe, dtypes, shard, params, phase)
+        r = evaluate_work(w, figures)
+        two = lambda a: np.broadcast_to(np.asarray(a, dtype=np.float64), (2,))  # noqa: E731
+        out[name] = _crossing(two(r.t_math), [two(r.t_hbm), two(r.t_net)])
+    return out
+
+
+def _crossing(t_math: np.ndarray, comms: list[np.ndarray]) -> float | None:
+    m1 = t_math[1] - t_math[0]
+    m0 = t_math[0] - m1
+    lo, hi = 0.0, np.inf
+    scale = max(abs(t_math[0]), abs(t_math[1]), 1e-300)
+    for c in comms:
+        c1 = c[1] - c[0]
+        c0 = c[0] - c1
+        a = m1 - c1  # compute-bound where a·x ≥ c0 − m0
+        rhs = c0 - m0
+        if abs(a) <= 1e-12 * scale:
+            if rhs > 1e-12 * scale:
+                return None  # never compute-bound
+            continue
+        x = rhs / a
+        if a > 0:
+            lo = max(lo, x)
+        else:
+            hi = min(hi, x)
+    if lo >= hi:
+        return None
+    if lo > 0:
+        return float(lo)
+    if np.isfinite(hi):
+        return float(hi)
+    return None

@@ -1,0 +1,457 @@
+"""The scenario: everything the user set, as plain dataclasses, saved as JSON.
+
+Format (``version`` 1)::
+
+    {
+      "format": "roofgui-scenario", "version": 1,
+      "title": "...",
+      "ops": [{"name": "matmul", "kind": "matmul",
+               "dims": {"B": 256, "D": 8192, "F": 8192},
+               "dtypes": {"x": "bf16", "w": "bf16", "out": "bf16", "compute": "bf16"},
+               "shard": {"axis": "D", "n": 2, "link": "ici"} | null,
+               "params": {}}],
+      "chips": ["tpu-v5e", "h100-sxm"],
+      "what_if": {"peak": 1, "hbm": 1, "link": 1},
+      "derate": false,
+      "sweep": {"dim": "B", "start": 1, "stop": 16384, "points": 400, "y": "flops"},
+      "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units)},
+      "selected": 0
+    }
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .catalog import Catalog
+from .chips import Chip
+from .errors import ModelError, ScenarioError
+from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind
+from .paths import atomic_write
+from .roofline import Analysis, Result, Settings, analyze, chip_figures, evaluate_many
+from .units import check_positive
+
+FORMAT = "roofgui-scenario"
+VERSION = 1
+MAX_SCENARIO_BYTES = 4 * 1024 * 1024
+
+
+@dataclass
+class ShardSpec:
+    axis: str = "D"
+    n: int = 2
+    link: str = "ici"
+
+
+@dataclass
+class OpSpec:
+    name: str = "matmul"
+    kind: str = "matmul"
+    dims: dict[str, float] = field(default_factory=dict)
+    dtypes: dict[str, str] = field(default_factory=dict)
+    shard: ShardSpec | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def shard_obj(self) -> Shard | None:
+        if self.shard is None or self.shard.n == 1:
+            return None
+        return Shard(self.shard.axis, int(self.shard.n), self.shard.link)
+
+    def full_dims(self) -> dict[str, float]:
+        k = get_kind(self.kind)
+        return {d.name: float(self.dims.get(d.name, d.default)) for d in k.dims}
+
+
+@dataclass
+class WhatIf:
+    peak: float = 1.0
+    hbm: float = 1.0
+    link: float = 1.0
+
+
+@dataclass
+class SweepSpec:
+    dim: str = "B"
+    start: float = 1.0
+    stop: float = 16384.0
+    points: int = 400
+    y: str = "flops"  # "flops" or "time"
+
+
+@dataclass
+class ViewSpec:
+    roofline: list[float] | None = None  # [x0, x1, y0, y1] in log10 units
+
+
+@dataclass
+class Scenario:
+    title: str = ""
+    ops: list[OpSpec] = field(default_factory=list)
+    chips: list[str] = field(default_factory=list)
+    what_if: WhatIf = field(default_factory=WhatIf)
+    derate: bool = False
+    sweep: SweepSpec = field(default_factory=SweepSpec)
+    view: ViewSpec = field(default_factory=ViewSpec)
+    selected: int = 0
+
+    def settings(self) -> Settings:
+        return Settings(self.what_if.peak, self.what_if.hbm, self.what_if.link, self.derate)
+
+    # -- JSON ---------------------------------------------------------------
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        return {"format": FORMAT, "version": VERSION, **d}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "scenario") -> "Scenario":
+        return _parse(data, where)
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "scenario") -> "Scenario":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError(where, None, f"not valid JSON: {e.msg} at line {e.lineno}") from None
+        except RecursionError:
+            raise ScenarioError(where, None, "not valid JSON: nested too deeply") from None
+        return _parse(data, where)
+
+    def copy(self) -> "Scenario":
+        return Scenario.from_dict(self.to_dict())
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as e:
+        raise ScenarioError(str(p), None, f"cannot read: {e.strerror or e}") from None
+    if size > MAX_SCENARIO_BYTES:
+        raise ScenarioError(str(p), None, f"file is too large ({size} bytes; limit {MAX_SCENARIO_BYTES})")
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(str(p), None, f"cannot read: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(str(p), None, "not a text file (not valid UTF-8)") from None
+    return Scenario.from_json(text, str(p))
+
+
+def save_scenario(scenario: Scenario, path: str | Path) -> None:
+    """Atomically write the scenario as JSON."""
+    atomic_write(path, scenario.to_json())
+
+
+# -- validation ------------------------------------------------------------------
+
+def _fail(where: str, key: str, problem: str):
+    raise ScenarioError(where, key, problem)
+
+
+def _expect(data: Any, typ, where: str, key: str, what: str):
+    if typ is float:
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            _fail(where, key, f"must be {what}, not {_tn(data)}")
+        return float(data)
+    if typ is int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            if isinstance(data, float) and data.is_integer():
+                return int(data)
+            _fail(where, key, f"must be {what}, not {_tn(data)}")
+        return data
+    if not isinstance(data, typ):
+        _fail(where, key, f"must be {what}, not {_tn(data)}")
+    return data
+
+
+def _tn(v: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
+            type(None): "null", int: "a number", float: "a number"}.get(type(v), type(v).__name__)
+
+
+def _keys(d: dict, allowed: set[str], where: str, prefix: str) -> None:
+    for k in d:
+        if k not in allowed:
+            _fail(where, f"{prefix}{k}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+
+
+def _parse(data: Any, where: str) -> Scenario:
+    data = _expect(data, dict, where, "(top level)", "an object")
+    _keys(data, {"format", "version", "title", "ops", "chips", "what_if", "derate", "sweep",
+                 "view", "selected"}, where, "")
+    if data.get("format") != FORMAT:
+        _fail(where, "format", f"must be {FORMAT!r} (is this a Roofline Explorer scenario?)")
+    version = _expect(data.get("version"), int, where, "version", "a whole number")
+    if version > VERSION:
+        _fail(where, "version", f"is {version}, newer than this app reads ({VERSION}); update Roofline Explorer")
+    if version < 1:
+        _fail(where, "version", f"must be 1 (got {version})")
+    sc = Scenario()
+    sc.title = _expect(data.get("title", ""), str, where, "title", "a string")[:500]
+    ops = _expect(data.get("ops", []), list, where, "ops", "a list")
+    if len(ops) > 200:
+        _fail(where, "ops", f"has {len(ops)} ops; at most 200")
+    names = set()
+    for i, od in enumerate(ops):
+        op = _parse_op(od, where, f"ops[{i}].")
+        names.add(op.name)
+        sc.ops.append(op)
+    chips = _expect(data.get("chips", []), list, where, "chips", "a list")
+    if len(chips) > 100:
+        _fail(where, "chips", f"has {len(chips)} chips; at most 100")
+    for i, c in enumerate(chips):
+        c = _expect(c, str, where, f"chips[{i}]", "a chip id")
+        if c not in sc.chips:
+            sc.chips.append(c)
+    wi = _expect(data.get("what_if", {}), dict, where, "what_if", "an object")
+    _keys(wi, {"peak", "hbm", "link"}, where, "what_if.")
+    for k in ("peak", "hbm", "link"):
+        v = _expect(wi.get(k, 1.0), float, where, f"what_if.{k}", "a number")
+        _positive(v, where, f"what_if.{k}", max_value=1e6)
+        setattr(sc.what_if, k, v)
+    sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
+    sw = _expect(data.get("sweep", {}), dict, where, "sweep", "an object")
+    _keys(sw, {"dim", "start", "stop", "points", "y"}, where, "sweep.")
+    sc.sweep.dim = _expect(sw.get("dim", "B"), str, where, "sweep.dim", "a dimension name")
+    sc.sweep.start = _positive(_expect(sw.get("start", 1.0), float, where, "sweep.start", "a number"),
+                               where, "sweep.start")
+    sc.sweep.stop = _positive(_expect(sw.get("stop", 16384.0), float, where, "sweep.stop", "a number"),
+                              where, "sweep.stop")
+    if sc.sweep.stop <= sc.sweep.start:
+        _fail(where, "sweep.stop", "must be greater than sweep.start")
+    pts = _expect(sw.get("points", 400), int, where, "sweep.points", "a whole number")
+    if not 2 <= pts <= 100_000:
+        _fail(where, "sweep.points", f"must be between 2 and 100000 (got {pts})")
+    sc.sweep.points = pts
+    y = _expect(sw.get("y", "flops"), str, where, "sweep.y", "a string")
+    if y not in ("flops", "time"):
+        _fail(where, "sweep.y", "must be 'flops' or 'time'")
+    sc.sweep.y = y
+    view = _expect(data.get("view", {}), dict, where, "view", "an object")
+    _keys(view, {"roofline"}, where, "view.")
+    r = view.get("roofline")
+    if r is not None:
+        r = _expect(r, list, where, "view.roofline", "a list of 4 numbers or null")
+        if len(r) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                  and math.isfinite(v) and abs(v) < 60 for v in r):
+            _fail(where, "view.roofline", "must be 4 finite numbers [x0, x1, y0, y1] (log10)")
+        if not (r[0] < r[1] and r[2] < r[3]):
+            _fail(where, "view.roofline", "must have x0 < x1 and y0 < y1")
+        sc.view.roofline = [float(v) for v in r]
+    sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")
+    sc.selected = min(max(sel, 0), max(len(sc.ops) - 1, 0))
+    return sc
+
+
+def _positive(v: float, where: str, key: str, max_value: float = 1e15) -> float:
+    try:
+        return check_positive(v, key, max_value=max_value)
+    except ModelError as e:
+        _fail(where, key, e.args[0])
+    raise AssertionError  # pragma: no cover
+
+
+def _parse_op(od: Any, where: str, p: str) -> OpSpec:
+    od = _expect(od, dict, where, p.rstrip("."), "an object")
+    _keys(od, {"name", "kind", "dims", "dtypes", "shard", "params"}, where, p)
+    kind = _expect(od.get("kind", "matmul"), str, where, p + "kind", "an op kind")
+    if kind not in OP_KINDS:
+        _fail(where, p + "kind", f"unknown op {kind!r} (known: {', '.join(OP_KINDS)})")
+    k = OP_KINDS[kind]
+    op = OpSpec(kind=kind)
+    op.name = _expect(od.get("name", kind), str, where, p + "name", "a string")[:200] or kind
+    dims = _expect(od.get("dims", {}), dict, where, p + "dims", "an object")
+    for dn, dv in dims.items():
+        if dn not in k.dim_names():
+            _fail(where, f"{p}dims.{dn}", f"{kind} has no dimension {dn!r} (it has {', '.join(k.dim_names())})")
+        v = _expect(dv, float, where, f"{p}dims.{dn}", "a number")
+        op.dims[dn] = _positive(v, where, f"{p}dims.{dn}")
+    dts = _expect(od.get("dtypes", {}), dict, where, p + "dtypes", "an object")
+    from .dtypes import get_dtype
+    for role, name in dts.items():
+        if role not in DTYPE_ROLES:
+            _fail(where, f"{p}dtypes.{role}", f"unknown role (allowed: {', '.join(DTYPE_ROLES)})")
+        name = _expect(name, str, where, f"{p}dtypes.{role}", "a dtype name")
+        try:
+            op.dtypes[role] = get_dtype(name).name
+        except ModelError as e:
+            _fail(where, f"{p}dtypes.{role}", e.args[0])
+    sh = od.get("shard")
+    if sh is not None:
+        sh = _expect(sh, dict, where, p + "shard", "an object or null")
+        _keys(sh, {"axis", "n", "link"}, where, p + "shard.")
+        axis = _expect(sh.get("axis", ""), str, where, p + "shard.axis", "an axis name")
+        if axis not in k.shard_axes:
+            _fail(where, p + "shard.axis", f"{kind} cannot be sharded along {axis!r} "
+                  f"(axes: {', '.join(k.shard_axes) or 'none'})")
+        n = _expect(sh.get("n", 1), int, where, p + "shard.n", "a whole number")
+        if not 1 <= n <= 1_000_000:
+            _fail(where, p + "shard.n", f"must be between 1 and 1000000 (got {n})")
+        link = _expect(sh.get("link", ""), str, where, p + "shard.link", "a link name")
+        from .chips import LINK_NAMES
+        if link not in LINK_NAMES:
+            _fail(where, p + "shard.link", f"unknown link {link!r} (known: {', '.join(LINK_NAMES)})")
+        op.shard = ShardSpec(axis, n, link)
+    params = _expect(od.get("params", {}), dict, where, p + "params", "an object")
+    op.params = _clean_params(params, where, p + "params")
+    return op
+
+
+def _clean_params(params: dict, where: str, p: str) -> dict:
+    out: dict[str, Any] = {}
+    for key, v in params.items():
+        if isinstance(v, bool) or isinstance(v, str) or v is None:
+            out[key] = v
+        elif isinstance(v, (int, float)):
+            if not math.isfinite(v):
+                _fail(where, f"{p}.{key}", "must be finite")
+            out[key] = v
+        elif isinstance(v, dict):
+            out[key] = _clean_params(v, where, f"{p}.{key}")
+        else:
+            _fail(where, f"{p}.{key}", f"must be a number, string, true/false or object, not {_tn(v)}")
+    return out
+
+
+# -- evaluation ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Entry:
+    """One op phase on one chip."""
+
+    op_index: int
+    op: OpSpec
+    phase: str
+    chip_id: str
+    analysis: Analysis
+
+    @property
+    def label(self) -> str:
+        return f"{self.op.name} · {self.phase}" if self.phase else self.op.name
+
+
+@dataclass
+class Evaluation:
+    """Every (op, phase, chip) of a scenario, and every problem met."""
+
+    entries: list[Entry] = field(default_factory=list)
+    chips: list[Chip] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def for_op(self, index: int) -> list[Entry]:
+        return [e for e in self.entries if e.op_index == index]
+
+
+def resolve_chips(scenario: Scenario, catalog: Catalog) -> tuple[list[Chip], list[str]]:
+    chips, errors = [], []
+    for ref in scenario.chips:
+        try:
+            chips.append(catalog.get(ref))
+        except ModelError as e:
+            errors.append(str(e))
+    return chips, errors
+
+
+def evaluate_scenario(scenario: Scenario, catalog: Catalog) -> Evaluation:
+    """Evaluate every op of the scenario on every chip; problems go to ``errors``."""
+    ev = Evaluation()
+    ev.chips, ev.errors = resolve_chips(scenario, catalog)
+    settings = scenario.settings()
+    for i, op in enumerate(scenario.ops):
+        kind = OP_KINDS.get(op.kind)
+        if kind is None:
+            ev.errors.append(f"{op.name}: unknown op {op.kind!r}")
+            continue
+        for chip in ev.chips:
+            for phase in kind.phases:
+                try:
+                    a = analyze(kind, op.full_dims(), chip, dtypes=op.dtypes, shard=op.shard_obj(),
+                                params=op.params, settings=settings, phase=phase)
+                except ModelError as e:
+                    ev.errors.append(f"{op.name} on {chip.name}: {e}")
+                    continue
+                ev.entries.append(Entry(i, op, phase, chip.id, a))
+    return ev
+
+
+def sweep_values(spec: SweepSpec) -> np.ndarray:
+    """Log-spaced sweep points (rounded to integers when the range allows)."""
+    v = np.geomspace(spec.start, spec.stop, spec.points)
+    return v
+
+
+@dataclass(frozen=True)
+class SweepCurve:
+    op_index: int
+    op: OpSpec
+    phase: str
+    chip: Chip
+    x: np.ndarray
+    result: Result
+    critical: float | None
+
+    @property
+    def label(self) -> str:
+        base = f"{self.op.name} · {self.phase}" if self.phase else self.op.name
+        return f"{base} — {self.chip.label()}"
+
+
+def sweep_scenario(scenario: Scenario, catalog: Catalog,
+                   values: np.ndarray | None = None) -> tuple[list[SweepCurve], list[str]]:
+    """Sweep the chosen dimension for every op × chip: one vectorised call per op."""
+    x = sweep_values(scenario.sweep) if values is None else np.asarray(values, dtype=np.float64)
+    chips, errors = resolve_chips(scenario, catalog)
+    settings = scenario.settings()
+    curves: list[SweepCurve] = []
+    from .ops import op_work
+    from .roofline import critical_values
+    for i, op in enumerate(scenario.ops):
+        kind = OP_KINDS.get(op.kind)
+        if kind is None or scenario.sweep.dim not in kind.dim_names():
+            continue
+        for phase in kind.phases:
+            dims = op.full_dims()
+            dims[scenario.sweep.dim] = x
+            try:
+                work = op_work(kind, dims, op.dtypes, op.shard_obj(), op.params, phase)
+            except ModelError as e:
+                errors.append(f"{op.name}: {e}")
+                continue
+            ok_chips = []
+            for chip in chips:
+                try:
+                    chip_figures(chip, work, settings)
+                    ok_chips.append(chip)
+                except ModelError as e:
+                    errors.append(f"{op.name} on {chip.name}: {e}")
+            if not ok_chips:
+                continue
+            res = evaluate_many(work, ok_chips, settings)
+            for c, chip in enumerate(ok_chips):
+                figs = chip_figures(chip, work, settings)
+                crit = critical_values(kind, op.full_dims(), figs, dtypes=op.dtypes,
+                                       shard=op.shard_obj(), params=op.params, phase=phase)
+                r = Result(*(np.asarray(getattr(res, f))[c] for f in Result.__dataclass_fields__))
+                curves.append(SweepCurve(i, op, phase, figs.chip, x, r, crit.get(scenario.sweep.dim)))
+    return curves, errors
+
+
+def default_scenario() -> Scenario:
+    """The first-launch example: the reference's bf16 matmul on TPU v5e and H100."""
+    return Scenario(
+        title="bf16 matmul: TPU v5e vs H100 (is B = 256 compute-bound?)",
+        ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192},
+                    {"x": "bf16", "w": "bf16", "out": "bf16", "compute": "bf16"})],
+        chips=["tpu-v5e", "h100-sxm"],
+    )
