@@ -100,6 +100,10 @@ class Chip:
             if alt in table:
                 return Peak(table[alt].value, alt, unit,
                             f"{self.name} has no {key} {unit} path; runs at its {alt} peak")
+        if unit == "vector" and "fp32" in table:
+            # Vector units compute narrow types at least at their fp32 rate.
+            return Peak(table["fp32"].value, "fp32", unit,
+                        f"{self.name} publishes no {key} vector peak; using its fp32 vector peak")
         if unit == "vector":
             # No published vector figure: the matrix peak is the only number we have.
             p = self.peak(key, "matrix")
