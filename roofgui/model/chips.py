@@ -336,7 +336,32 @@ def parse_chip(data: Mapping[str, Any], where: str, *, builtin: bool = False,
 def make_chip(id: str, name: str, *, peak: float, hbm_bandwidth: float, hbm_capacity: float = 16e9,
               links: Mapping[str, float] | None = None, matrix: Mapping[str, float] | None = None,
               vector: Mapping[str, float] | None = None, source: str = "user") -> Chip:
-    """Build a chip from plain numbers (tests, what-ifs, hand-entered chips)."""
+    """Build a chip from plain numbers (tests, what-ifs, hand-entered chips).
+
+    Raises
+    ------
+    ModelError
+        If a figure is not a positive finite number, or a dtype or link name is unknown.
+    """
+    from .units import check_positive
+
+    def ok(v: Any, key: str) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ModelError(f"must be a number, not {type(v).__name__}", key)
+        return check_positive(float(v), key, max_value=1e21)
+
+    ok(peak, "peak")
+    ok(hbm_bandwidth, "hbm_bandwidth")
+    ok(hbm_capacity, "hbm_capacity")
+    for table, entries in (("matrix", matrix), ("vector", vector)):
+        for k, v in (entries or {}).items():
+            if k not in PEAK_KEYS:
+                raise ModelError(f"unknown dtype {k!r} (allowed: {', '.join(PEAK_KEYS)})", f"{table}.{k}")
+            ok(v, f"{table}.{k}")
+    for k, v in (links or {}).items():
+        if k not in LINK_NAMES:
+            raise ModelError(f"unknown link {k!r} (allowed: {', '.join(LINK_NAMES)})", f"links.{k}")
+        ok(v, f"links.{k}")
     src = {source: source}
     mat = {"bf16": Figure(peak, source)}
     mat.update({k: Figure(v, source) for k, v in (matrix or {}).items()})

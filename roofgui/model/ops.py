@@ -22,7 +22,7 @@ import numpy as np
 
 from .dtypes import Dtype, get_dtype
 from .errors import ModelError
-from .units import check_positive
+from .units import MAX_VALUE, check_positive, parse_quantity
 
 Array = np.ndarray
 
@@ -232,7 +232,13 @@ def resolve_dtypes(kind: OpKind, dtypes: Mapping[str, str]) -> dict[str, Dtype]:
 
 
 def validate_dims(kind: OpKind, dims: Mapping[str, object]) -> dict[str, Array]:
-    """Check every dimension is present, positive and finite; arrays allowed."""
+    """Check every dimension is present, finite, positive and in range; arrays allowed.
+
+    Whole-number dimensions (sizes, counts) must be at least 1; the others
+    (FLOPs per element, entered FLOPs and bytes) only greater than zero.
+    Values may be numbers, numpy arrays, lists of numbers, or text such as
+    ``4k`` (parsed by :func:`~roofgui.model.units.parse_quantity`).
+    """
     out: dict[str, Array] = {}
     names = kind.dim_names()
     for name in dims:
@@ -242,19 +248,45 @@ def validate_dims(kind: OpKind, dims: Mapping[str, object]) -> dict[str, Array]:
         if spec.name not in dims:
             out[spec.name] = np.float64(spec.default)
             continue
-        v = dims[spec.name]
-        if isinstance(v, np.ndarray) and v.ndim > 0:
-            a = np.asarray(v, dtype=np.float64)
-            if not np.all(np.isfinite(a)):
-                raise ModelError("must be finite", spec.name)
-            if np.any(a <= 0):
-                raise ModelError("must be greater than zero", spec.name)
-            if np.any(a > 1e15):
-                raise ModelError("is too large (at most 1e15)", spec.name)
-            out[spec.name] = a
-        else:
-            out[spec.name] = np.float64(check_positive(float(v), spec.name))  # type: ignore[arg-type]
+        out[spec.name] = _check_dim(dims[spec.name], spec)
     return out
+
+
+def _check_dim(v: object, spec: DimSpec) -> Array:
+    name = spec.name
+    if isinstance(v, str):
+        v = parse_quantity(v, name)
+    if isinstance(v, (bool, np.bool_)):
+        raise ModelError("must be a number, not true/false", name)
+    if isinstance(v, (np.ndarray, list, tuple)):
+        try:
+            a = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ModelError("must be an array of numbers", name) from None
+        if a.ndim == 0:
+            v = float(a)
+        else:
+            if a.size == 0:
+                raise ModelError("is an empty array", name)
+            if not np.all(np.isfinite(a)):
+                raise ModelError("must be finite (got NaN or inf)", name)
+            if np.any(a <= 0):
+                raise ModelError("must be greater than zero", name)
+            if np.any(a > MAX_VALUE):
+                raise ModelError(f"is too large (at most {MAX_VALUE:g})", name)
+            if spec.integer and np.any(a < 1):
+                raise ModelError("must be at least 1", name)
+            return a
+    if not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ModelError(f"must be a number, not {type(v).__name__}", name)
+    try:
+        f = float(v)
+    except OverflowError:
+        raise ModelError(f"is too large (at most {MAX_VALUE:g})", name) from None
+    x = check_positive(f, name)
+    if spec.integer and x < 1:
+        raise ModelError(f"must be at least 1 (got {x:g})", name)
+    return np.float64(x)
 
 
 def validate_shard(kind: OpKind, shard: Shard | None) -> Shard | None:

@@ -193,47 +193,73 @@ def critical_values(kind: OpKind, dims: Mapping[str, float], figures: ChipFigure
     """For each dimension, the value at which T_math equals the largest comms time.
 
     Every time is affine in each single dimension (the others held fixed), so
-    evaluating at 1 and 2 gives each time's slope and intercept exactly; the
-    op is compute-bound where ``T_math ≥ T_k`` for every comms level ``k``,
-    a half-line per level.  The answer is where that set begins (or ends, if
-    it is bounded above); ``None`` when the op is never compute-bound, or
-    always is, along that dimension.
+    evaluating at two probe points gives each time's slope and intercept
+    exactly; the op is compute-bound where ``T_math ≥ T_k`` for every comms
+    level ``k``, a half-line per level.  The answer is where that set begins
+    (or ends, if it is bounded above); ``None`` when the op is never
+    compute-bound, or always is, along that dimension.
+
+    The other dimensions may be numpy arrays: the critical value of each
+    dimension is then an array over their broadcast shape, NaN where there
+    is none.  With scalar dimensions every value is a float or ``None``.
     """
     out: dict[str, float | None] = {}
     base = {d.name: dims.get(d.name, d.default) for d in kind.dims}
+    probe_x = np.array([_PROBE_LO, _PROBE_HI])
     for name in kind.dim_names():
-        probe = dict(base)
-        probe[name] = np.array([1.0, 2.0])
+        # Other dims gain a trailing axis so the two probe points broadcast beside them.
+        probe = {k: (np.asarray(v, dtype=np.float64)[..., None] if np.ndim(v) else v)
+                 for k, v in base.items() if k != name}
+        probe[name] = probe_x
         w = op_work(kind, probe, dtypes, shard, params, phase)
         r = evaluate_work(w, figures)
-        two = lambda a: np.broadcast_to(np.asarray(a, dtype=np.float64), (2,))  # noqa: E731
-        out[name] = _crossing(two(r.t_math), [two(r.t_hbm), two(r.t_net)])
+        shape = np.broadcast_shapes(np.shape(r.t_math), np.shape(r.t_hbm), np.shape(r.t_net), (2,))
+        times = [np.broadcast_to(np.asarray(t, dtype=np.float64), shape)
+                 for t in (r.t_math, r.t_hbm, r.t_net)]
+        x = _crossing(times[0], times[1:])
+        if x.ndim == 0:
+            out[name] = float(x) if np.isfinite(x) else None
+        else:
+            out[name] = x
     return out
 
 
-def _crossing(t_math: np.ndarray, comms: list[np.ndarray]) -> float | None:
-    m1 = t_math[1] - t_math[0]
-    m0 = t_math[0] - m1
-    lo, hi = 0.0, np.inf
-    scale = max(abs(t_math[0]), abs(t_math[1]), 1e-300)
+#: The two points each dimension is probed at to read off slopes and intercepts.
+#: Far apart, so the slope is not lost to cancellation against a large intercept.
+_PROBE_LO, _PROBE_HI = 1.0, 2.0**20
+#: Relative tolerance below which two slopes, or two intercepts, count as equal.
+_REL_TOL = 1e-9
+
+
+def _crossing(t_math: np.ndarray, comms: list[np.ndarray]) -> np.ndarray:
+    """Where ``t_math`` (affine in x) starts (or stops) exceeding every comms time.
+
+    Each argument has a trailing axis of 2: the times at the two probe points.
+    Returns an array over the leading axes, NaN where there is no crossing.
+    """
+    x0, x1 = _PROBE_LO, _PROBE_HI
+
+    def line(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        slope = (t[..., 1] - t[..., 0]) / (x1 - x0)
+        return slope, t[..., 0] - slope * x0
+
+    m1, m0 = line(t_math)
+    lo = np.zeros(m1.shape)
+    hi = np.full(m1.shape, np.inf)
+    never = np.zeros(m1.shape, dtype=bool)
     for c in comms:
-        c1 = c[1] - c[0]
-        c0 = c[0] - c1
-        a = m1 - c1  # compute-bound where a·x ≥ c0 − m0
+        c1, c0 = line(c)
+        a = m1 - c1  # compute-bound against this level where a·x ≥ rhs
         rhs = c0 - m0
-        if abs(a) <= 1e-12 * scale:
-            if rhs > 1e-12 * scale:
-                return None  # never compute-bound
-            continue
-        x = rhs / a
-        if a > 0:
-            lo = max(lo, x)
-        else:
-            hi = min(hi, x)
-    if lo >= hi:
-        return None
-    if lo > 0:
-        return float(lo)
-    if np.isfinite(hi):
-        return float(hi)
-    return None
+        flat = np.abs(a) <= _REL_TOL * np.maximum(np.abs(m1), np.abs(c1))
+        # Intercepts equal to within rounding of the values they came from: they are equal.
+        zero = np.abs(rhs) <= _REL_TOL * (np.abs(t_math[..., 0]) + np.abs(c[..., 0]))
+        rhs = np.where(zero, 0.0, rhs)
+        never |= flat & (rhs > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.where(flat, 0.0, rhs / np.where(flat, 1.0, a))
+        lo = np.where(~flat & (a > 0), np.maximum(lo, x), lo)
+        hi = np.where(~flat & (a < 0), np.minimum(hi, x), hi)
+    res = np.where(lo > 0, lo, np.where(np.isfinite(hi), hi, np.nan))
+    res = np.where(never | (lo >= hi) | (res <= 0), np.nan, res)
+    return res

@@ -52,7 +52,10 @@ def parse_quantity(text: str | float | int, field: str = "value", *,
     if isinstance(text, bool):
         raise ModelError("must be a number, not true/false", field)
     if isinstance(text, (int, float)):
-        value = float(text)
+        try:
+            value = float(text)
+        except OverflowError:
+            raise ModelError(f"is too large (at most {max_value:g})", field) from None
     elif isinstance(text, str):
         value = _parse_text(text, field)
     else:
@@ -84,6 +87,19 @@ def _parse_text(text: str, field: str) -> float:
         raise ModelError("is empty; type a number such as 4096, 4k or 2**12", field)
     if len(s) > 64:
         raise ModelError("is too long to be a number", field)
+    sign = 1.0
+    if s[0] in "+-\u2212":
+        sign = -1.0 if s[0] != "+" else 1.0
+        s = s[1:].lstrip()
+    word = s.lower()
+    if word in ("inf", "infinity", "\u221e"):
+        return sign * math.inf
+    if word == "nan":
+        return math.nan
+    return sign * _parse_magnitude(s, text, field)
+
+
+def _parse_magnitude(s: str, text: str, field: str) -> float:
     m = _POWER.match(s)
     if m:
         base, exp = float(m.group(1)), float(m.group(2))
