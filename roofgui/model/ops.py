@@ -85,6 +85,7 @@ DTYPE_ROLES = {
     "w": "Weights (Y)",
     "out": "Output (Z)",
     "compute": "Compute",
+    "kv": "KV cache",  # only the LLM step reads it; every other op ignores it
 }
 
 
