@@ -1,0 +1,657 @@
+"""Plot geometry: everything the roofline and sweep plots draw, computed without Qt.
+
+The widgets in :mod:`roofgui.gui` only call ``setData`` with what this module
+returns.  All coordinates are **log10** of the quantity (pyqtgraph's log mode
+transforms curves only, so the plots draw log10 data on linear axes whose
+ticks read as powers of ten).
+
+Regions
+-------
+A *roof* is a (compute peak, bandwidth) pair; it is bandwidth-bound below its
+ridge intensity ``peak / bandwidth``.  Over the x axis, an intensity is
+
+* **red** when it lies below every roof's ridge (bandwidth-bound under all),
+* **yellow** when it lies below some ridges but not all,
+* **green** when it lies at or above every ridge (compute-bound under all).
+
+With one roof there is no yellow.  This is the reference's BW1/BW2 figure
+generalised to every chip, peak and link on screen.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .chips import Chip
+from .errors import ModelError
+from .roofline import BOUNDS, Settings
+from .units import format_number, format_si, format_time
+
+#: log10 stand-in for "unbounded" ends of regions (1e±60 is far outside any view).
+LOG_INF = 60.0
+
+BOUND_SYMBOLS = {"compute": "o", "memory": "s", "network": "t"}
+BOUND_LABELS = {"compute": "compute-bound", "memory": "memory-bound", "network": "network-bound"}
+REGION_KINDS = ("red", "yellow", "green")
+REGION_LABELS = {
+    "red": "bandwidth-bound under every roof",
+    "yellow": "bandwidth-bound under some roofs",
+    "green": "compute-bound under every roof",
+}
+#: Line styles per op in the sweep plot, cycled.
+OP_DASHES = ("solid", "dash", "dot", "dashdot", "dashdotdot")
+
+
+# ---------------------------------------------------------------------------
+# Regions
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Region:
+    """An interval of the x axis (log10 intensity); ends may be ±LOG_INF."""
+
+    kind: str  # "red" | "yellow" | "green"
+    x0: float
+    x1: float
+
+    @property
+    def label(self) -> str:
+        return REGION_LABELS[self.kind]
+
+
+def region_intervals(ridges: Iterable[float]) -> list[Region]:
+    """Red / yellow / green intervals of log10 intensity for the given ridge intensities.
+
+    Parameters
+    ----------
+    ridges:
+        Ridge intensities (FLOP/byte, linear units) of every roof shown.
+
+    Returns
+    -------
+    list[Region]
+        In x order; empty when there are no roofs.  Yellow only appears when the
+        ridges differ.
+    """
+    r = np.asarray([float(v) for v in ridges if v is not None and np.isfinite(v) and v > 0])
+    if r.size == 0:
+        return []
+    lo, hi = float(np.log10(r.min())), float(np.log10(r.max()))
+    out = [Region("red", -LOG_INF, lo)]
+    if hi > lo:
+        out.append(Region("yellow", lo, hi))
+    out.append(Region("green", hi, LOG_INF))
+    return out
+
+
+def region_at(regions: Sequence[Region], x_log: float) -> str | None:
+    """The region kind covering log10 intensity ``x_log`` (intervals are [x0, x1))."""
+    for reg in regions:
+        if reg.x0 <= x_log < reg.x1:
+            return reg.kind
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Colours
+# ---------------------------------------------------------------------------
+
+def assign_colours(chip_ids: Sequence[str], previous: Mapping[str, int] | None = None,
+                   n: int = 8) -> dict[str, int]:
+    """Palette slots per chip: chips keep their previous slot; new chips take the lowest free one.
+
+    So unchecking one chip never recolours the others, and a fresh plot of the
+    same scenario is coloured in chip order (blue, orange, ... for the first chips).
+    """
+    prev = dict(previous or {})
+    out: dict[str, int] = {}
+    for cid in chip_ids:
+        if cid in prev and cid not in out:
+            out[cid] = prev[cid] % n
+    used = set(out.values())
+    for cid in chip_ids:
+        if cid in out:
+            continue
+        free = [s for s in range(n) if s not in used]
+        slot = free[0] if free else zlib.crc32(cid.encode()) % n
+        out[cid] = slot
+        used.add(slot)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Ticks
+# ---------------------------------------------------------------------------
+
+def log_ticks(lo: float, hi: float, max_major: int = 9) -> tuple[list[float], list[float]]:
+    """Major and minor tick positions (log10) for a log axis spanning [lo, hi] (log10).
+
+    Majors are whole decades (every 2nd/3rd... decade when the span is wide);
+    minors are 2..9 × each decade while the span is small enough to show them.
+    When less than one decade is visible, 2 and 5 become majors so the axis
+    always has labels.
+    """
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [], []
+    span = hi - lo
+    step = max(1, int(math.ceil(span / max_major)))
+    first = int(math.floor(lo))
+    last = int(math.ceil(hi))
+    majors = [float(d) for d in range(first, last + 1) if d % step == 0 and lo <= d <= hi]
+    minors: list[float] = []
+    if step == 1 and span <= 8:
+        mults = (2, 3, 4, 5, 6, 7, 8, 9)
+        for d in range(first - 1, last + 1):
+            for m in mults:
+                v = d + math.log10(m)
+                if lo <= v <= hi:
+                    minors.append(v)
+    elif step > 1:
+        minors = [float(d) for d in range(first, last + 1) if d % step != 0 and lo <= d <= hi]
+    if len(majors) < 2:
+        extra = [v for v in minors if round(10 ** (v - math.floor(v + 1e-9))) in (2, 5)]
+        majors = sorted(set(majors) | set(extra))
+        minors = [v for v in minors if v not in majors]
+    return majors, minors
+
+
+def tick_label(v_log: float, kind: str = "si") -> str:
+    """Label for a tick at log10 value ``v_log``.
+
+    ``kind``: ``"si"`` → ``100 T``, ``1 P``; ``"plain"`` → ``0.1``, ``10``, ``1k``, ``10M``;
+    ``"time"`` → ``100 µs``, ``1 ms``, ``10 s``.
+    """
+    v = 10.0 ** v_log
+    # snap to 3 significant digits so 10**2.9999999 prints as 1k
+    v = float(f"{v:.3g}")
+    if kind == "time":
+        return format_time(v, 3)
+    if kind == "plain":
+        if v < 1000:
+            return f"{v:g}"
+        return format_si(v, "", 3).replace(" ", "")
+    return format_si(v, "", 3)
+
+
+def tick_label_exact(v_log: float, kind: str = "si") -> str:
+    """A readout value at log10 ``v_log`` with 3 significant digits.
+
+    ``"si"`` gives ``"197 T"`` (append a unit directly: ``197 TFLOP/s``),
+    ``"plain"`` gives ``"241"`` / ``"4.38k"``, ``"time"`` gives ``"174 µs"``.
+    """
+    v = 10.0 ** v_log
+    if kind == "time":
+        return format_time(v, 3)
+    if kind == "plain":
+        return f"{v:.3g}" if v < 1000 else format_si(v, "", 3).replace(" ", "")
+    t = format_si(v, "", 3)
+    return t if " " in t else t + " "
+
+
+def stack_rows(xs: Sequence[float], widths: Sequence[float], gap: float = 0.0) -> list[int]:
+    """Rows for labels centred at ``xs`` with the given widths, so none overlap in a row.
+
+    Greedy in x order (the input order is kept in the output): each label takes
+    the lowest row whose last label ends before it starts.  Units are whatever
+    ``xs`` and ``widths`` share (decades, pixels).
+    """
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    ends: list[float] = []  # right edge of the last label in each row
+    rows = [0] * len(xs)
+    for i in order:
+        left = xs[i] - widths[i] / 2
+        for r, end in enumerate(ends):
+            if left >= end + gap:
+                rows[i] = r
+                ends[r] = xs[i] + widths[i] / 2
+                break
+        else:
+            rows[i] = len(ends)
+            ends.append(xs[i] + widths[i] / 2)
+    return rows
+
+
+def nice_range(lo: float, hi: float, pad: float = 0.15, step: float = 0.5,
+               min_span: float = 1.0) -> tuple[float, float]:
+    """Pad a log10 interval and snap its ends outwards to multiples of ``step`` decades."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0.0, 1.0
+    if hi - lo < min_span:
+        mid = (lo + hi) / 2
+        lo, hi = mid - min_span / 2, mid + min_span / 2
+    lo = math.floor((lo - pad) / step) * step
+    hi = math.ceil((hi + pad) / step) * step
+    return lo, hi
+
+
+# ---------------------------------------------------------------------------
+# Roofline geometry
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Roof:
+    """One drawn roof segment of a chip, as a log10 polyline."""
+
+    chip_id: str
+    key: str  # "compute:bf16", "compute:bf16/vector", "hbm", "link:ici"
+    kind: str  # "compute" | "hbm" | "link"
+    x: np.ndarray
+    y: np.ndarray
+    peak: float  # FLOP/s (the highest peak the slant reaches, for slants)
+    bandwidth: float | None  # bytes/s for slants
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Ridge:
+    """Where a slanted roof meets a flat one."""
+
+    chip_id: str
+    key: str  # "hbm|compute:bf16", "link:ici|compute:bf16"
+    intensity: float  # FLOP/byte
+    peak: float
+    x: float  # log10
+    y: float  # log10
+    label: str  # "240"
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class ChipGeometry:
+    chip_id: str
+    label: str  # Chip.label(): name with what-if multipliers
+    colour: int  # palette slot
+    roofs: tuple[Roof, ...]
+    ridges: tuple[Ridge, ...]
+
+
+@dataclass(frozen=True)
+class Point:
+    """An op (phase) on a chip at (intensity, attainable FLOP/s)."""
+
+    op_index: int
+    phase: str
+    chip_id: str
+    op_label: str
+    x: float  # log10 intensity
+    y: float  # log10 attainable FLOP/s
+    bound: str
+    symbol: str
+    colour: int
+    tooltip: str
+
+    @property
+    def key(self) -> tuple[int, str, str]:
+        return (self.op_index, self.phase, self.chip_id)
+
+
+@dataclass(frozen=True)
+class OpLabel:
+    """One text label per op (phase), placed at its highest point."""
+
+    op_index: int
+    phase: str
+    text: str
+    x: float
+    y: float
+    #: "above" or "below" the anchor, chosen so neighbouring labels alternate.
+    side: str = "above"
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.op_index, self.phase)
+
+
+@dataclass(frozen=True)
+class RooflineGeometry:
+    chips: tuple[ChipGeometry, ...]
+    points: tuple[Point, ...]
+    labels: tuple[OpLabel, ...]
+    regions: tuple[Region, ...]
+    #: suggested view [x0, x1, y0, y1] in log10 units
+    fit: tuple[float, float, float, float]
+    colours: Mapping[str, int] = field(default_factory=dict)
+
+    def chip(self, chip_id: str) -> ChipGeometry:
+        for c in self.chips:
+            if c.chip_id == chip_id:
+                return c
+        raise KeyError(chip_id)
+
+
+def _peak_key(key: str, unit: str) -> str:
+    return f"compute:{key}" if unit == "matrix" else f"compute:{key}/{unit}"
+
+
+def _fmt_intensity(v: float) -> str:
+    if v >= 100:
+        return format_number(round(v))
+    return f"{v:.3g}"
+
+
+def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] | None = None,
+                      span: float = 4.0, n_colours: int = 8) -> RooflineGeometry:
+    """Everything the roofline plot draws for a scenario and its evaluation.
+
+    Parameters
+    ----------
+    scenario:
+        A :class:`~roofgui.model.scenario.Scenario` (for what-if settings).
+    evaluation:
+        Its :class:`~roofgui.model.scenario.Evaluation`.
+    previous_colours:
+        Palette slots from the last call, so chips keep their colour.
+    span:
+        Decades the roofs extend beyond the fitted view on each side, so
+        panning does not run off their ends.
+    """
+    settings: Settings = scenario.settings()
+    chips: list[Chip] = list(evaluation.chips)
+    colours = assign_colours([c.id for c in chips], previous_colours, n_colours)
+
+    # Per chip: the peaks in use (key -> (value, description)), HBM bw, links in use.
+    peaks: dict[str, dict[str, tuple[float, str]]] = {c.id: {} for c in chips}
+    hbm: dict[str, float] = {}
+    links: dict[str, dict[str, float]] = {c.id: {} for c in chips}
+    labels: dict[str, str] = {}
+    for e in evaluation.entries:
+        f = e.analysis.figures
+        k = _peak_key(f.peak_info.key, f.peak_info.unit)
+        desc = f"{f.peak_info.key} {f.peak_info.unit}"
+        if f.derate_fraction != 1.0:
+            desc += f", derated to {f.derate_fraction:.0%}"
+        peaks.setdefault(e.chip_id, {})[k] = (f.peak, desc)
+        hbm[e.chip_id] = f.hbm_bandwidth
+        if e.analysis.work.link and f.link_bandwidth:
+            links.setdefault(e.chip_id, {})[e.analysis.work.link] = f.link_bandwidth
+        labels[e.chip_id] = f.chip.label()
+    for c in chips:
+        if not peaks.get(c.id):
+            # No op runs on this chip (no ops, or all failed): show its bf16 roof.
+            try:
+                sc = c.scaled(settings.peak, settings.hbm, settings.link)
+                p = sc.peak("bf16")
+                peaks[c.id] = {_peak_key(p.key, p.unit): (p.value, f"{p.key} {p.unit}")}
+                hbm[c.id] = sc.hbm_bandwidth.value
+                labels[c.id] = sc.label()
+            except ModelError:
+                continue
+        labels.setdefault(c.id, c.label())
+
+    # Points.
+    points: list[Point] = []
+    for e in evaluation.entries:
+        r = e.analysis.result
+        x, y = float(r.intensity), float(r.attainable_flops)
+        if not (x > 0 and y > 0 and math.isfinite(x) and math.isfinite(y)):
+            continue
+        bound = BOUNDS[int(r.bound_code)]
+        points.append(Point(e.op_index, e.phase, e.chip_id, e.label, math.log10(x), math.log10(y),
+                            bound, BOUND_SYMBOLS[bound], colours.get(e.chip_id, 0),
+                            point_tooltip(e)))
+
+    # Extent of interest, for the fit and the roof polylines.
+    xs: list[float] = [p.x for p in points]
+    ys: list[float] = [p.y for p in points]
+    ridge_list: list[tuple[str, str, float, float, str, str]] = []
+    for c in chips:
+        if c.id not in hbm:
+            continue
+        for k, (pv, desc) in peaks[c.id].items():
+            ridge_list.append((c.id, f"hbm|{k}", pv / hbm[c.id], pv, "HBM", desc))
+            for ln, bw in links[c.id].items():
+                ridge_list.append((c.id, f"link:{ln}|{k}", pv / bw, pv, ln, desc))
+            ys.append(math.log10(pv))
+    for _, _, ri, _, _, _ in ridge_list:
+        xs.append(math.log10(ri))
+    if not xs:
+        fit = (-1.0, 4.0, 12.0, 16.0)
+    else:
+        x0, x1 = nice_range(min(xs), max(xs), pad=0.35, min_span=2.0)
+        # lowest y we need: the points, and each slanted roof where it enters the view
+        for c in chips:
+            if c.id in hbm:
+                ys.append(x0 + math.log10(hbm[c.id]))
+                for bw in links[c.id].values():
+                    ys.append(x0 + math.log10(bw))
+        top = max(ys)
+        bottom = min(ys)
+        # keep the plot about the top ~5 decades: very low slant ends are not interesting
+        pts_low = min((p.y for p in points), default=top)
+        bottom = max(bottom, min(top - 4.0, pts_low))
+        y0, y1 = nice_range(bottom, top, pad=0.2, min_span=1.5)
+        y1 = max(y1, top + 0.4)  # headroom for labels above the flat roofs
+        fit = (x0, x1, y0, y1)
+    xa, xb = fit[0] - span, fit[1] + span
+
+    chip_geoms: list[ChipGeometry] = []
+    for c in chips:
+        if c.id not in hbm:
+            continue
+        label = labels.get(c.id, c.label())
+        roofs: list[Roof] = []
+        ridges: list[Ridge] = []
+        pk = peaks[c.id]
+        top_peak = max(v for v, _ in pk.values())
+        for k, (pv, desc) in sorted(pk.items(), key=lambda kv: kv[1][0]):
+            ridge = pv / hbm[c.id]
+            rx = math.log10(ridge)
+            roofs.append(Roof(c.id, k, "compute", np.array([min(rx, xb), xb]),
+                              np.array([math.log10(pv)] * 2), pv, None,
+                              f"<b>{label}</b><br>compute roof: {format_si(pv, 'FLOP/s')} "
+                              f"({desc})"))
+        bw = hbm[c.id]
+        rtop = math.log10(top_peak / bw)
+        roofs.append(Roof(c.id, "hbm", "hbm", np.array([xa, max(rtop, xa)]),
+                          np.array([xa + math.log10(bw), max(rtop, xa) + math.log10(bw)]),
+                          top_peak, bw,
+                          f"<b>{label}</b><br>HBM roof: {format_si(bw, 'B/s')}<br>"
+                          f"FLOP/s = intensity × {format_si(bw, 'B/s')}"))
+        for ln, lbw in sorted(links[c.id].items()):
+            lt = math.log10(top_peak / lbw)
+            roofs.append(Roof(c.id, f"link:{ln}", "link", np.array([xa, max(lt, xa)]),
+                              np.array([xa + math.log10(lbw), max(lt, xa) + math.log10(lbw)]),
+                              top_peak, lbw,
+                              f"<b>{label}</b><br>{ln} link roof: {format_si(lbw, 'B/s')} one-way"
+                              f"<br>x = FLOPs per link byte"))
+        for cid, key, ri, pv, what, desc in ridge_list:
+            if cid != c.id:
+                continue
+            ridges.append(Ridge(c.id, key, ri, pv, math.log10(ri), math.log10(pv),
+                                _fmt_intensity(ri),
+                                f"<b>{label}</b><br>ridge ({what} × {desc}): "
+                                f"{_fmt_intensity(ri)} FLOP/byte<br>"
+                                f"peak {format_si(pv, 'FLOP/s')}"))
+        chip_geoms.append(ChipGeometry(c.id, label, colours[c.id], tuple(roofs), tuple(ridges)))
+
+    regions = region_intervals(r[2] for r in ridge_list)
+    return RooflineGeometry(tuple(chip_geoms), tuple(points), tuple(op_labels(points)),
+                            tuple(regions), fit, colours)
+
+
+def op_labels(points: Sequence[Point], min_dx: float = 0.25) -> list[OpLabel]:
+    """One label per op (phase), at its highest point; neighbours closer than
+    ``min_dx`` decades alternate above/below so their texts do not stack."""
+    best: dict[tuple[int, str], Point] = {}
+    for p in points:
+        k = (p.op_index, p.phase)
+        if k not in best or p.y > best[k].y:
+            best[k] = p
+    ordered = sorted(best.values(), key=lambda p: (p.x, p.op_index))
+    out: list[OpLabel] = []
+    side = "above"
+    last_x = None
+    for p in ordered:
+        if last_x is not None and p.x - last_x < min_dx:
+            side = "below" if side == "above" else "above"
+        else:
+            side = "above"
+        out.append(OpLabel(p.op_index, p.phase, p.op_label, p.x, p.y, side))
+        last_x = p.x
+    return out
+
+
+def point_tooltip(e) -> str:
+    """Rich-text tooltip with the exact figures of an entry."""
+    r = e.analysis.result
+    f = e.analysis.figures
+    bound = BOUNDS[int(r.bound_code)]
+    rows = [
+        f"<b>{e.label}</b> on <b>{f.chip.label()}</b>",
+        f"intensity: {_fmt_intensity(float(r.intensity))} FLOP/byte "
+        f"(ridge {_fmt_intensity(float(r.critical_intensity))})",
+        f"attainable: {format_si(float(r.attainable_flops), 'FLOP/s')} "
+        f"of {format_si(float(r.peak_flops), 'FLOP/s')} ({float(r.utilisation):.0%})",
+        f"FLOPs: {format_si(float(r.flops), 'FLOP')} · HBM: {format_si(float(r.hbm_bytes), 'B')}",
+    ]
+    if float(r.net_bytes) > 0:
+        rows.append(f"link bytes: {format_si(float(r.net_bytes), 'B')} "
+                    f"(intensity {_fmt_intensity(float(r.net_intensity))} FLOP/byte)")
+    rows.append(f"T_math {format_time(float(r.t_math))} · T_hbm {format_time(float(r.t_hbm))}"
+                + (f" · T_net {format_time(float(r.t_net))}" if float(r.net_bytes) > 0 else ""))
+    rows.append(f"T_lower {format_time(float(r.t_lower))} · T_upper {format_time(float(r.t_upper))}")
+    rows.append(f"<b>{BOUND_LABELS[bound]}</b>")
+    return "<br>".join(rows)
+
+
+# ---------------------------------------------------------------------------
+# Sweep geometry
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SweepLine:
+    op_index: int
+    phase: str
+    chip_id: str
+    label: str  # "op — chip"
+    op_label: str
+    chip_label: str
+    colour: int
+    dash: str
+    x: np.ndarray  # log10 of the swept dimension
+    y: np.ndarray  # log10 FLOP/s or log10 seconds
+    critical: float | None  # linear units of the swept dimension
+    crit_x: float | None  # log10
+    crit_y: float | None  # log10
+    crit_label: str
+    legend: str  # the op alone when one chip is shown, else "op — chip"
+    tooltip: str
+
+    @property
+    def key(self) -> tuple[int, str, str]:
+        return (self.op_index, self.phase, self.chip_id)
+
+
+@dataclass(frozen=True)
+class SweepGeometry:
+    lines: tuple[SweepLine, ...]
+    fit: tuple[float, float, float, float]
+    x_title: str
+    y_title: str
+    y_kind: str  # "si" | "time"
+    dim: str = "B"
+    colours: Mapping[str, int] = field(default_factory=dict)
+
+
+def critical_label(dim: str, value: float) -> str:
+    """``B* = 241``: the critical value rounded to what a person would say."""
+    if value >= 1e4:
+        v = format_si(value, "", 3).replace(" ", "")
+    elif value >= 10:
+        v = format_number(round(value))
+    else:
+        v = f"{value:.3g}"
+    return f"{dim}* = {v}"
+
+
+def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None = None,
+                   n_colours: int = 8) -> SweepGeometry:
+    """Curves (log10), critical markers and the fit range for the sweep plot.
+
+    ``scenario.sweep.y`` chooses attainable FLOP/s (``"flops"``) or time per op
+    (``"time"``, T_lower).  The critical marker sits on the compute side of the
+    knee: at the critical value, T_math equals the largest comms time, so the
+    curve's value there is FLOPs/T_math (= the peak) or T_math itself.
+    """
+    dim = scenario.sweep.dim
+    mode = scenario.sweep.y
+    chip_ids: list[str] = []
+    for c in curves:
+        if c.chip.id not in chip_ids:
+            chip_ids.append(c.chip.id)
+    op_order: dict[tuple[int, str], int] = {}
+    for c in curves:
+        op_order.setdefault((c.op_index, c.phase), len(op_order))
+    # One chip: colour tells the ops apart (as in the reference's figure).
+    # Several chips: colour is the chip (as on the roofline) and line style the op.
+    by_op = len(chip_ids) <= 1
+    if by_op:
+        colours = {f"op:{i}": i % n_colours for i in range(len(op_order))}
+    else:
+        colours = assign_colours(chip_ids, previous_colours, n_colours)
+    lines: list[SweepLine] = []
+    xs, ys = [], []
+    for c in curves:
+        x = np.asarray(c.x, dtype=np.float64)
+        r = c.result
+        with np.errstate(divide="ignore", invalid="ignore"):
+            val = np.asarray(r.attainable_flops if mode == "flops" else r.t_lower, dtype=np.float64)
+            ok = (x > 0) & (val > 0) & np.isfinite(val)
+            lx = np.log10(np.where(ok, x, 1.0))
+            ly = np.log10(np.where(ok, val, 1.0))
+        lx, ly = lx[ok], ly[ok]
+        crit = c.critical
+        cx = cy = None
+        clabel = ""
+        if crit is not None and np.isfinite(crit) and crit > 0 and lx.size >= 2:
+            lc = math.log10(crit)
+            if lx.min() <= lc <= lx.max():
+                tm = np.broadcast_to(np.asarray(r.t_math, dtype=np.float64), x.shape)[ok]
+                fl = np.broadcast_to(np.asarray(r.flops, dtype=np.float64), x.shape)[ok]
+                comp = np.log10(fl / tm) if mode == "flops" else np.log10(tm)
+                cx, cy = lc, float(np.interp(lc, lx, comp))
+                clabel = critical_label(dim, crit)
+        label_op = f"{c.op.name} · {c.phase}" if c.phase else c.op.name
+        oi = op_order[(c.op_index, c.phase)]
+        if by_op:
+            colour, dash, legend = colours[f"op:{oi}"], "solid", label_op
+        else:
+            colour, dash, legend = colours[c.chip.id], OP_DASHES[oi % len(OP_DASHES)], c.label
+        tip = f"<b>{label_op}</b> on <b>{c.chip.label()}</b>"
+        if crit is not None:
+            tip += f"<br>critical {critical_label(dim, crit)}"
+        else:
+            tip += f"<br>no critical {dim}: the bound does not change along {dim}"
+        lines.append(SweepLine(c.op_index, c.phase, c.chip.id, c.label, label_op, c.chip.label(),
+                               colour, dash, lx, ly, crit, cx, cy, clabel, legend, tip))
+        if lx.size:
+            xs += [float(lx.min()), float(lx.max())]
+            ys += [float(ly.min()), float(ly.max())]
+    if xs:
+        x0, x1 = min(xs), max(xs)
+        y0, y1 = nice_range(min(ys), max(ys), pad=0.15, step=0.5, min_span=1.0)
+        if mode == "flops":
+            y1 = max(y1, max(ys) + 0.3)
+        fit = (x0, x1, y0, y1)
+    else:
+        fit = (0.0, 4.0, 12.0, 16.0)
+    y_title = ("Attainable performance (FLOP/s)" if mode == "flops"
+               else "Time per op, T_lower (s)")
+    return SweepGeometry(tuple(lines), fit, _dim_title(curves, dim), y_title,
+                         "si" if mode == "flops" else "time", dim, colours)
+
+
+def _dim_title(curves, dim: str) -> str:
+    from .ops import OP_KINDS
+    for c in curves:
+        k = OP_KINDS.get(c.op.kind)
+        if k is not None:
+            for d in k.dims:
+                if d.name == dim:
+                    return d.label
+    return dim
