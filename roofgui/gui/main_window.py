@@ -1,0 +1,513 @@
+"""The main window: it assembles the parts and delegates to them.
+
+* :class:`~roofgui.gui.document.ScenarioDocument` holds the scenario, the file and undo;
+  :class:`~roofgui.gui.document.DocumentController` the File/Edit actions and the session.
+* :class:`~roofgui.gui.form.ScenarioForm` and :class:`~roofgui.gui.chips_panel.ChipsPanel`
+  write the scenario; :class:`LiveEvaluator` evaluates it through the model once per
+  burst of edits and hands the result to the plots, the results panel and the notice bar.
+
+The window itself computes nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel,
+                               QMainWindow, QScrollArea, QTabWidget, QToolButton, QVBoxLayout,
+                               QWidget)
+
+from ..model.catalog import Catalog
+from ..model.errors import ModelError
+from ..model.scenario import Evaluation, Scenario, evaluate_scenario, sweep_scenario
+from .chips_panel import ChipsPanel
+from .document import DocumentController, ScenarioDocument
+from .form import ScenarioForm, SweepControls
+from .results import ResultsPanel
+
+APP_TITLE = "Roofline Explorer"
+TAB_ROOFLINE, TAB_SWEEP = 0, 1
+
+
+def palette_is_dark(palette: QPalette | None = None) -> bool:
+    p = palette or QApplication.palette()
+    return p.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+class NoticeBar(QFrame):
+    """Problems the model reported (a chip without a link, a dtype with no peak …), above the plot."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("notices")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 8, 4)
+        self.icon = QLabel("⚠")
+        lay.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setAccessibleName("Notices")
+        lay.addWidget(self.label, 1)
+        self._messages: list[str] = []
+        self._dark: bool | None = None
+        self._restyle()
+        self.hide()
+
+    def _restyle(self) -> None:
+        dark = palette_is_dark(QApplication.palette())
+        if dark == self._dark:  # a style sheet change is itself a palette change: stop there
+            return
+        self._dark = dark
+        bg, fg, border = (("#3a3000", "#ffe08a", "#6b5a00") if dark
+                          else ("#fff4ce", "#5c4400", "#e0c060"))
+        self.setStyleSheet(f"#notices {{ background: {bg}; border: 1px solid {border}; "
+                           f"border-radius: 4px; }} #notices QLabel {{ color: {fg}; }}")
+
+    def changeEvent(self, e: QEvent) -> None:  # noqa: N802
+        if e.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._restyle()
+        super().changeEvent(e)
+
+    def set_messages(self, messages: list[str]) -> None:
+        seen: list[str] = []
+        for m in messages:
+            if m not in seen:
+                seen.append(m)
+        if seen == self._messages:
+            return
+        self._messages = seen
+        if not seen:
+            self.hide()
+            self.label.clear()
+            return
+        shown = seen[:3]
+        text = "\n".join(shown)
+        if len(seen) > 3:
+            text += f"\n… and {len(seen) - 3} more (hover to see all)"
+        self.label.setText(text)
+        self.setToolTip("\n".join(seen))
+        self.show()
+
+    def messages(self) -> list[str]:
+        return list(self._messages)
+
+
+class LiveEvaluator(QObject):
+    """Evaluate the scenario through the model and show the result, once per burst of edits.
+
+    ``schedule()`` starts a zero-interval single-shot timer: every edit made
+    before control returns to the event loop (a burst of keystrokes, spin-wheel
+    steps, an undo of several fields) is drawn by one evaluation, with no
+    added delay.  The sweep is computed only while its tab is visible.
+    """
+
+    evaluated = Signal(object)  # Evaluation
+
+    def __init__(self, window: "MainWindow") -> None:
+        super().__init__(window)
+        self.w = window
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.refresh)
+        self.evaluation: Evaluation | None = None
+        self.sweep_errors: list[str] = []
+        self._sweep_stale = True
+        self.count = 0
+
+    def schedule(self, *_args) -> None:
+        self._sweep_stale = True
+        if not self.timer.isActive():
+            self.timer.start()
+
+    def flush(self) -> None:
+        """Run a pending evaluation now (tests, export)."""
+        if self.timer.isActive():
+            self.timer.stop()
+            self.refresh()
+
+    def refresh(self) -> None:
+        w = self.w
+        sc = w.doc.scenario
+        self.count += 1
+        ev = evaluate_scenario(sc, w.catalog)
+        self.evaluation = ev
+        w.roofline_plot.update_from(sc, ev)
+        w.results.update_from(sc, ev)
+        if w.tabs.currentIndex() == TAB_SWEEP:
+            self.refresh_sweep()
+        w.chips_panel.set_colours(w.chip_colours())
+        w.notices.set_messages(ev.errors + (self.sweep_errors if not self._sweep_stale else []))
+        self.evaluated.emit(ev)
+
+    def refresh_sweep(self) -> None:
+        w = self.w
+        sc = w.doc.scenario
+        try:
+            curves, errors = sweep_scenario(sc, w.catalog)
+        except ModelError as e:
+            curves, errors = [], [str(e)]
+        self.sweep_errors = errors
+        self._sweep_stale = False
+        w.sweep_plot.update_from(sc, curves)
+        if self.evaluation is not None:
+            w.notices.set_messages(self.evaluation.errors + errors)
+
+    def sweep_if_stale(self) -> None:
+        if self._sweep_stale:
+            self.refresh_sweep()
+
+
+class MainWindow(QMainWindow):
+    """Roofline Explorer's window: form and chips on the left, plots in the centre, results below."""
+
+    def __init__(self, catalog: Catalog | None = None, open_path: str | Path | None = None,
+                 *, restore: bool = True) -> None:
+        super().__init__()
+        from .plots import RooflinePlot, SweepPlot
+        from .style import screen_style
+
+        self._screen_style = screen_style
+        self.catalog = catalog if catalog is not None else Catalog.load()
+        self.setObjectName("MainWindow")
+        self.setWindowTitle(APP_TITLE)
+        self.setDockNestingEnabled(True)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._layout_restored = False
+        self.doc = ScenarioDocument(parent=self)
+        self.controller = DocumentController(self.doc, self)
+        self.controller.messageShown.connect(lambda m: self.statusBar().showMessage(m, 5000))
+
+        # centre: title, notices, tabs
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(6, 6, 6, 0)
+        cl.setSpacing(4)
+        self.heading = QLabel()
+        self.heading.setObjectName("scenarioTitle")
+        self.heading.setWordWrap(True)
+        self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        hf = self.heading.font()
+        hf.setPointSizeF(hf.pointSizeF() * 1.25)
+        hf.setBold(True)
+        self.heading.setFont(hf)
+        cl.addWidget(self.heading)
+        self.notices = NoticeBar()
+        cl.addWidget(self.notices)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.roofline_plot = RooflinePlot()
+        self.roofline_plot.setAccessibleName("Roofline plot")
+        self.roofline_plot.setToolTip("")
+        self.tabs.addTab(self.roofline_plot, "&Roofline")
+        sweep_page = QWidget()
+        sl = QVBoxLayout(sweep_page)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.setSpacing(0)
+        self.sweep_controls = SweepControls(self.doc)
+        sl.addWidget(self.sweep_controls)
+        self.sweep_plot = SweepPlot()
+        self.sweep_plot.setAccessibleName("Sweep plot")
+        sl.addWidget(self.sweep_plot, 1)
+        self.tabs.addTab(sweep_page, "S&weep")
+        self.tabs.setTabToolTip(TAB_ROOFLINE, "Attainable FLOP/s against arithmetic intensity (Ctrl+1)")
+        self.tabs.setTabToolTip(TAB_SWEEP, "Attainable FLOP/s or time against one dimension (Ctrl+2)")
+        fit = QToolButton()
+        fit.setText("Fit")
+        fit.setAccessibleName("Fit")
+        fit.setToolTip("Reset the zoom to show everything (Ctrl+0)")
+        fit.clicked.connect(self.fit_view)
+        fit.setAutoRaise(True)
+        self.tabs.setCornerWidget(fit, Qt.Corner.TopRightCorner)
+        cl.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        # docks
+        self.form = ScenarioForm(self.doc, self.catalog)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.form)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.form_dock = self._dock("Scenario", "scenarioDock", scroll, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.chips_panel = ChipsPanel(self.doc, self.catalog)
+        self.chips_dock = self._dock("Chips", "chipsDock", self.chips_panel,
+                                     Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.splitDockWidget(self.form_dock, self.chips_dock, Qt.Orientation.Vertical)
+        self.results = ResultsPanel()
+        self.results_dock = self._dock("Results", "resultsDock", self.results,
+                                       Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.results_dock.dockLocationChanged.connect(self._results_moved)
+        scroll.setMinimumWidth(self.form.minimumSizeHint().width() + 4)
+        self.resize(1440, 900)
+
+        # live evaluation
+        self.live = LiveEvaluator(self)
+        self.doc.changed.connect(self.live.schedule)
+        self.doc.changed.connect(self._update_heading)
+        self.doc.fileChanged.connect(self._update_title)
+        self.doc.replaced.connect(self._on_replaced)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.roofline_plot.viewChangedByUser.connect(self.doc.set_view)
+        self._build_menus()
+        self._apply_palette()
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):
+            hints.colorSchemeChanged.connect(lambda *_: self._apply_palette())
+
+        # what to show first
+        self._default_state = self.saveState()
+        if restore:
+            self._restore_layout()
+        opened = False
+        if open_path is not None:
+            opened = self.controller.open_path(open_path, ask=False)
+        if not opened and restore:
+            opened = self.controller.restore_session()
+        if not opened:
+            self.doc.load(self.doc.scenario)  # the default example (first launch)
+        if self.catalog.errors:
+            self.statusBar().showMessage(
+                f"{len(self.catalog.errors)} chip file(s) could not be read: "
+                + "; ".join(str(e) for e in self.catalog.errors[:2]), 15000)
+        self.live.flush()
+        self._update_title()
+        self._update_heading()
+
+    # -- construction helpers --------------------------------------------------------
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        d = QDockWidget(title, self)
+        d.setObjectName(name)
+        d.setWidget(widget)
+        d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(area, d)
+        return d
+
+    def _build_menus(self) -> None:
+        c = self.controller
+        mb = self.menuBar()
+        file = mb.addMenu("&File")
+        file.addAction(c.new_action)
+        file.addAction(c.open_action)
+        file.addMenu(c.recent_menu)
+        file.addMenu(c.examples_menu)
+        file.addSeparator()
+        file.addAction(c.save_action)
+        file.addAction(c.save_as_action)
+        file.addSeparator()
+        self.export_action = QAction("&Export…", self)
+        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
+        self.export_action.setStatusTip("Export the plot as PNG, SVG or PDF, or the data as CSV")
+        self.export_action.triggered.connect(self.open_export)
+        self.copy_image_action = QAction("&Copy Plot Image", self)
+        self.copy_image_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.copy_image_action.setStatusTip("Copy the current plot to the clipboard as an image")
+        self.copy_image_action.triggered.connect(self.copy_plot_image)
+        available = importlib.util.find_spec("roofgui.gui.export_dialog") is not None
+        self.export_action.setEnabled(available)
+        self.copy_image_action.setEnabled(available)
+        if not available:
+            self.export_action.setToolTip("Export is not available in this build")
+        file.addAction(self.export_action)
+        file.addAction(self.copy_image_action)
+        file.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        quit_action.triggered.connect(self.close)
+        file.addAction(quit_action)
+        self.quit_action = quit_action
+
+        edit = mb.addMenu("&Edit")
+        edit.addAction(c.undo_action)
+        edit.addAction(c.redo_action)
+        edit.addSeparator()
+        ops = self.form.ops
+        self.add_op_action = QAction("&Add Op", self)
+        self.add_op_action.setShortcut(QKeySequence("Ctrl+Shift+A"))
+        self.add_op_action.triggered.connect(lambda: ops.add_op())
+        edit.addAction(self.add_op_action)
+        dup = edit.addAction("&Duplicate Op")
+        dup.triggered.connect(ops.duplicate_op)
+        rem = edit.addAction("&Remove Op")
+        rem.triggered.connect(ops.remove_op)
+
+        view = mb.addMenu("&View")
+        for i, (text, key) in enumerate((("&Roofline", "Ctrl+1"), ("&Sweep", "Ctrl+2"))):
+            a = view.addAction(text)
+            a.setShortcut(QKeySequence(key))
+            a.triggered.connect(lambda _=False, i=i: self.tabs.setCurrentIndex(i))
+        fit = view.addAction("&Fit View")
+        fit.setShortcut(QKeySequence("Ctrl+0"))
+        fit.triggered.connect(self.fit_view)
+        view.addSeparator()
+        for d in (self.form_dock, self.chips_dock, self.results_dock):
+            view.addAction(d.toggleViewAction())
+        view.addSeparator()
+        view.addAction("Reset &Layout").triggered.connect(self.reset_layout)
+
+        chips = mb.addMenu("&Chips")
+        chips.addAction("Show &Spec…").triggered.connect(self.chips_panel.show_spec)
+        chips.addAction("&New Custom Chip…").triggered.connect(lambda: self.chips_panel.new_custom())
+        chips.addAction("Find &Chip").triggered.connect(self._focus_chip_filter)
+
+        helpm = mb.addMenu("&Help")
+        helpm.addAction("&About Roofline Explorer").triggered.connect(self.show_about)
+
+    # -- reading (export, tests) --------------------------------------------------------
+    @property
+    def scenario(self) -> Scenario:
+        return self.doc.scenario
+
+    @property
+    def evaluation(self) -> Evaluation | None:
+        return self.live.evaluation
+
+    def current_plot(self):
+        return self.sweep_plot if self.tabs.currentIndex() == TAB_SWEEP else self.roofline_plot
+
+    def chip_colours(self) -> dict[str, str]:
+        g = self.roofline_plot.geometry
+        if g is None:
+            return {}
+        style = self.roofline_plot.style
+        return {cid: style.colour(slot) for cid, slot in dict(g.colours).items()}
+
+    # -- slots ---------------------------------------------------------------------------
+    def _tab_changed(self, index: int) -> None:
+        if index == TAB_SWEEP:
+            self.live.flush()
+            self.live.sweep_if_stale()
+
+    def fit_view(self) -> None:
+        if self.tabs.currentIndex() == TAB_SWEEP:
+            self.sweep_plot.fit()
+        else:
+            self.roofline_plot.fit()
+            self.doc.set_view(None)
+
+    def _on_replaced(self) -> None:
+        # a new document: show its saved zoom, or fit
+        self.live.flush()
+        self.roofline_plot.set_view(self.doc.scenario.view.roofline)
+        self.sweep_plot.fit()
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")
+        self.setWindowModified(self.doc.is_modified())
+
+    def _update_heading(self, *_args) -> None:
+        t = self.doc.scenario.title
+        self.heading.setText(t)
+        self.heading.setVisible(bool(t))
+
+    def _results_moved(self, area: Qt.DockWidgetArea) -> None:
+        vertical = area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.results.set_orientation(Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal)
+
+    def _focus_chip_filter(self) -> None:
+        self.chips_dock.show()
+        self.chips_panel.filter.setFocus()
+        self.chips_panel.filter.selectAll()
+
+    def open_export(self) -> None:
+        try:
+            from .export_dialog import ExportDialog  # type: ignore[import-not-found]
+        except ImportError as e:
+            self.statusBar().showMessage(f"Export is not available: {e}", 5000)
+            return
+        self.live.flush()
+        dlg = ExportDialog(self)
+        dlg.open() if hasattr(dlg, "open") else dlg.exec()
+
+    def copy_plot_image(self) -> None:
+        self.live.flush()
+        try:
+            from . import export_dialog  # type: ignore[attr-defined]
+        except ImportError:
+            export_dialog = None
+        fn = getattr(export_dialog, "copy_to_clipboard", None) if export_dialog else None
+        if fn is not None:
+            fn(self)
+        else:
+            QGuiApplication.clipboard().setPixmap(self.current_plot().grab())
+        self.statusBar().showMessage("Plot copied to the clipboard", 3000)
+
+    def show_about(self) -> None:
+        try:
+            from .about import show_about
+        except ImportError:
+            return
+        show_about(self)
+
+    # -- palette -------------------------------------------------------------------------
+    def _apply_palette(self) -> None:
+        style = self._screen_style(palette_is_dark(self.palette()))
+        for p in (self.roofline_plot, self.sweep_plot):
+            if p.style != style:
+                p.set_style(style)
+        self.chips_panel.set_colours(self.chip_colours())
+
+    def changeEvent(self, e: QEvent) -> None:  # noqa: N802
+        if e.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._apply_palette()
+        super().changeEvent(e)
+
+    # -- layout and closing ------------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        s = self.controller.settings
+        geo = s.value("window/geometry")
+        state = s.value("window/state")
+        if isinstance(geo, QByteArray) and not geo.isEmpty():
+            self.restoreGeometry(geo)
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self._layout_restored = self.restoreState(state)
+        tab = s.value("window/tab", 0)
+        try:
+            self.tabs.setCurrentIndex(int(tab))
+        except (TypeError, ValueError):
+            pass
+
+    def _default_dock_sizes(self) -> None:
+        h = max(self.height(), 600)
+        self.resizeDocks([self.form_dock], [390], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.form_dock, self.chips_dock], [int(h * 0.6), int(h * 0.4)],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.results_dock], [int(h * 0.32)], Qt.Orientation.Vertical)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._layout_restored:
+            self._layout_restored = True
+            self._default_dock_sizes()
+
+    def reset_layout(self) -> None:
+        state = getattr(self, "_default_state", None)
+        for d in (self.form_dock, self.chips_dock, self.results_dock):
+            d.setFloating(False)
+            d.show()
+        if state is not None:
+            self.restoreState(state)
+        self._default_dock_sizes()
+
+    def save_layout(self) -> None:
+        s = self.controller.settings
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("window/tab", self.tabs.currentIndex())
+        self.controller.save_session()
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.controller.maybe_save():
+            event.ignore()
+            return
+        self.save_layout()
+        event.accept()

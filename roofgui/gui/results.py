@@ -1,0 +1,261 @@
+"""The results panel: the selected op's figures on every chip, and the working.
+
+Every figure comes from :func:`roofgui.model.report.record` and every line of
+the working from :func:`roofgui.model.report.working`; this module only lays
+them out.  Table items are created when the table grows and reused after.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
+                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from ..model.ops import OP_KINDS
+from ..model.report import record, working
+from ..model.scenario import Evaluation, Scenario
+from ..model.units import format_number, format_si, format_time
+
+# (row label, record key, formatter, tooltip)
+_ROWS: list[tuple[str, str, str, str]] = [
+    ("FLOPs", "flops", "si:FLOP", "Floating-point operations per chip (a multiply-add is 2)."),
+    ("Bytes (HBM)", "hbm_bytes", "si:B", "Bytes read from and written to HBM per chip."),
+    ("Bytes (link)", "net_bytes", "si:B", "Bytes each chip sends over the link (sharded ops)."),
+    ("Intensity", "intensity", "num:FLOP/B", "FLOPs per HBM byte: the op's x position on the roofline."),
+    ("Critical intensity", "critical_intensity", "num:FLOP/B",
+     "Peak FLOP/s ÷ HBM bandwidth: the ridge point. Above it the op is compute-bound on HBM."),
+    ("Link intensity", "net_intensity", "num:FLOP/B", "FLOPs per link byte."),
+    ("Critical link intensity", "net_critical_intensity", "num:FLOP/B",
+     "Peak FLOP/s ÷ link bandwidth: above it the link is not the bottleneck."),
+    ("Peak used", "peak_flops", "peak", "The peak FLOP/s for the op's compute dtype on this chip."),
+    ("T_math", "t_math", "time", "FLOPs ÷ peak FLOP/s."),
+    ("T_comms (HBM)", "t_hbm", "time", "HBM bytes ÷ HBM bandwidth."),
+    ("T_comms (link)", "t_net", "time", "Link bytes ÷ link bandwidth."),
+    ("T_comms", "t_comms", "time", "The larger of the comms times (HBM and link run on separate engines)."),
+    ("T_lower", "t_lower", "time", "max(T_math, T_comms): perfect overlap of compute and communication."),
+    ("T_upper", "t_upper", "time", "T_math + T_comms: no overlap."),
+    ("Attainable", "attainable_flops", "si:FLOP/s", "FLOPs ÷ T_lower: the op's y position."),
+    ("Utilisation", "utilisation", "pct", "T_math ÷ T_lower: the fraction of peak the op can reach."),
+    ("Bound", "bound", "bound", "What limits the op: compute, memory (HBM) or network (link)."),
+]
+
+BOUND_COLOURS = {"compute": "#2e7d32", "memory": "#c62828", "network": "#ef6c00"}
+
+
+def _fmt(kind: str, v, rec: dict) -> str:
+    if v is None:
+        return "∞" if kind.startswith("num") else "—"
+    if kind.startswith("si:"):
+        return format_si(float(v), kind[3:])
+    if kind.startswith("num:"):
+        return f"{format_number(float(v))}"
+    if kind == "time":
+        return format_time(float(v))
+    if kind == "pct":
+        return f"{float(v):.1%}"
+    if kind == "peak":
+        return f"{format_si(float(v), 'FLOP/s')} ({rec.get('peak_dtype', '')})"
+    return str(v)
+
+
+def critical_order(kind_name: str) -> list[str]:
+    """Dimension names with the batch dimension first."""
+    k = OP_KINDS.get(kind_name)
+    names = list(k.dim_names()) if k else []
+    batch = [n for n in names if n == "B" or "batch" in n.lower()]
+    return batch + [n for n in names if n not in batch]
+
+
+class ResultsPanel(QWidget):
+    """Per chip: the figures of the selected op, and the working as copyable text."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 4, 6, 4)
+        lay.setSpacing(4)
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.heading.setWordWrap(True)
+        self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        f = self.heading.font()
+        f.setBold(True)
+        self.heading.setFont(f)
+        lay.addWidget(self.heading)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.table = QTableWidget(0, 0)
+        self.table.setAccessibleName("Results table")
+        self.table.setToolTip("The selected op's figures on every checked chip. "
+                              "Select cells and press Ctrl+C to copy them.")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(
+            self.table.fontMetrics().height() + 6)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setMinimumSectionSize(90)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.splitter.addWidget(self.table)
+
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.setSpacing(2)
+        self.working_view = QPlainTextEdit()
+        self.working_view.setReadOnly(True)
+        self.working_view.setAccessibleName("Working")
+        self.working_view.setToolTip("Each formula with the numbers put in. Select and copy, or use "
+                                     "Copy working, to paste the derivation into a design doc.")
+        self.working_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.working_view.setFont(mono)
+        self.working_view.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                                  | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        rl.addWidget(self.working_view, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.copy_button = QPushButton("Copy working")
+        self.copy_button.setAccessibleName("Copy working")
+        self.copy_button.setToolTip("Copy the working of every chip to the clipboard as plain text.")
+        self.copy_button.clicked.connect(self.copy_working)
+        row.addWidget(self.copy_button)
+        self.copy_table_button = QPushButton("Copy table")
+        self.copy_table_button.setAccessibleName("Copy table")
+        self.copy_table_button.setToolTip("Copy the results table as tab-separated text "
+                                          "(pastes into a spreadsheet).")
+        self.copy_table_button.clicked.connect(self.copy_table)
+        row.addWidget(self.copy_table_button)
+        rl.addLayout(row)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        lay.addWidget(self.splitter, 1)
+        self._rows: list[tuple[str, str, str, str]] = []
+        self._records: list[dict] = []
+        self._text = ""
+
+    def set_orientation(self, orientation: Qt.Orientation) -> None:
+        self.splitter.setOrientation(orientation)
+
+    # -- updating --------------------------------------------------------------------
+    def update_from(self, scenario: Scenario, evaluation: Evaluation) -> None:
+        if not scenario.ops:
+            self.heading.setText("No op: add one in the form.")
+            self._resize(0, 0)
+            self._set_working("")
+            return
+        i = max(0, min(scenario.selected, len(scenario.ops) - 1))
+        op = scenario.ops[i]
+        entries = evaluation.for_op(i)
+        kind = OP_KINDS.get(op.kind)
+        self.heading.setText(_describe(op, kind.label if kind else op.kind))
+        recs = [record(e.analysis, op.name, e.phase) for e in entries]
+        crit_names = critical_order(op.kind)
+        any_link = any(r["link"] for r in recs)
+        rows = [r for r in _ROWS if any_link or r[1] not in
+                ("net_bytes", "net_intensity", "net_critical_intensity", "t_net")]
+        rows += [(f"Critical {n}", f"critical:{n}", "crit",
+                  f"The value of {n} at which the op turns compute-bound (T_math equals the largest "
+                  f"comms time), the others held fixed. '—': never, along {n}.")
+                 for n in crit_names]
+        self._rows = rows
+        self._records = recs
+        self._resize(len(rows), len(recs))
+        for c, (e, rec) in enumerate(zip(entries, recs)):
+            head = rec["chip_name"] + (f" · {e.phase}" if e.phase else "")
+            hi = self.table.horizontalHeaderItem(c)
+            if hi.text() != head:
+                hi.setText(head)
+            for r, (label, key, fmt, tip) in enumerate(rows):
+                if key.startswith("critical:"):
+                    v = rec["critical"].get(key.split(":", 1)[1])
+                    text = "—" if v is None else format_number(v)
+                else:
+                    text = _fmt(fmt, rec.get(key), rec)
+                item = self.table.item(r, c)
+                if item.text() != text:
+                    item.setText(text)
+                colour = BOUND_COLOURS.get(text) if key == "bound" else None
+                item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
+                bold = key in ("bound", f"critical:{crit_names[0]}" if crit_names else "")
+                if item.font().bold() != bold:
+                    f = item.font()
+                    f.setBold(bold)
+                    item.setFont(f)
+        for r, (label, key, fmt, tip) in enumerate(rows):
+            vi = self.table.verticalHeaderItem(r)
+            if vi.text() != label:
+                vi.setText(label)
+                vi.setToolTip(tip)
+        lines: list[str] = []
+        for e in entries:
+            lines.append(f"{op.name}{' · ' + e.phase if e.phase else ''} on {e.analysis.chip.label()}")
+            lines.extend("  " + ln for ln in working(e.analysis))
+            lines.append("")
+        if not entries:
+            lines.append("No results: check a chip in the Chips panel (or see the notice above the plot).")
+        self._set_working("\n".join(lines).rstrip() + "\n")
+
+    def _resize(self, rows: int, cols: int) -> None:
+        t = self.table
+        if t.rowCount() != rows:
+            old = t.rowCount()
+            t.setRowCount(rows)
+            for r in range(old, rows):
+                t.setVerticalHeaderItem(r, QTableWidgetItem(""))
+        if t.columnCount() != cols:
+            old = t.columnCount()
+            t.setColumnCount(cols)
+            for c in range(old, cols):
+                t.setHorizontalHeaderItem(c, QTableWidgetItem(""))
+        for r in range(rows):
+            for c in range(cols):
+                if t.item(r, c) is None:
+                    item = QTableWidgetItem("")
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    t.setItem(r, c, item)
+
+    def _set_working(self, text: str) -> None:
+        if text != self._text:
+            self._text = text
+            self.working_view.setPlainText(text)
+
+    # -- reading ---------------------------------------------------------------------
+    def working_text(self) -> str:
+        return self._text
+
+    def records(self) -> list[dict]:
+        return list(self._records)
+
+    def cell(self, row_label: str, column: int) -> str:
+        for r, row in enumerate(self._rows):
+            if row[0] == row_label:
+                return self.table.item(r, column).text()
+        raise KeyError(row_label)
+
+    def table_text(self) -> str:
+        t = self.table
+        head = [""] + [t.horizontalHeaderItem(c).text() for c in range(t.columnCount())]
+        lines = ["\t".join(head)]
+        for r in range(t.rowCount()):
+            lines.append("\t".join([t.verticalHeaderItem(r).text()]
+                                   + [t.item(r, c).text() for c in range(t.columnCount())]))
+        return "\n".join(lines) + "\n"
+
+    def copy_working(self) -> None:
+        QGuiApplication.clipboard().setText(self._text)
+
+    def copy_table(self) -> None:
+        QGuiApplication.clipboard().setText(self.table_text())
+
+
+def _describe(op, kind_label: str) -> str:
+    dims = ", ".join(f"{k}={format_number(v)}" for k, v in op.full_dims().items())
+    dts = " ".join(f"{r}:{v}" for r, v in op.dtypes.items())
+    shard = f" · split {op.shard.axis} over {op.shard.n} chips ({op.shard.link})" if op.shard_obj() else ""
+    return f"{op.name} — {kind_label} · {dims}{' · ' + dts if dts else ''}{shard}"
+
