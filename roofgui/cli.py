@@ -266,6 +266,9 @@ def cmd_analyze(args, out) -> int:
         ]
         for k, v in rec["critical"].items():
             rows.append((f"Critical {k}", "none" if v is None else format_number(v)))
+        more = _TABLE_EXTRAS.get(e.op.kind)
+        if more:
+            rows += more(e, rec)
         for label, text in rows:
             print(f"  {label:<22} {text}", file=out)
         for n in rec["notes"]:
@@ -274,12 +277,17 @@ def cmd_analyze(args, out) -> int:
             print("  Working:", file=out)
             for line in working(e.analysis):
                 print(f"    {line}", file=out)
+            for line in (_WORKING_EXTRAS[e.op.kind](e) if e.op.kind in _WORKING_EXTRAS else ()):
+                print(f"    {line}", file=out)
         print(file=out)
     return 0
 
 
 #: Per-op-kind extra JSON fields (the LLM step adds throughput and memory figures).
 _RECORD_EXTRAS: dict[str, Callable] = {}
+#: Per-op-kind extra table rows ``(entry, record) -> [(label, text)]`` and ``--working`` lines.
+_TABLE_EXTRAS: dict[str, Callable] = {}
+_WORKING_EXTRAS: dict[str, Callable] = {}
 
 
 def cmd_export(args, out) -> int:
