@@ -64,6 +64,8 @@ _SONAME_EXCEPTIONS = {
     "libbrotlicommon.so.1": "libbrotli1", "libstdc++.so.6": "libstdc++6",
     "libgcc_s.so.1": "libgcc-s1", "libxcb-util.so.1": "libxcb-util1",
     "libxcb-util.so.0": "libxcb-util0", "libpng16.so.16": "libpng16-16",
+    "libGLdispatch.so.0": "libglvnd0", "libc.so.6": "libc6", "libm.so.6": "libc6",
+    "libdl.so.2": "libc6", "libpthread.so.0": "libc6", "librt.so.1": "libc6",
 }
 
 _USAGE = """\
