@@ -1,0 +1,131 @@
+"""Every bundled example loads, evaluates without errors, and gives the reference's answer."""
+
+import numpy as np
+import pytest
+
+from roofgui.gui.document import examples
+from roofgui.model.catalog import Catalog
+from roofgui.model.scenario import Scenario, evaluate_scenario, sweep_scenario
+
+EXPECTED = {"01-bf16-matmul-tpu-v5e.json", "02-int8-matmul.json", "03-int8-weights-bf16-compute.json",
+            "04-question-3-sweep.json", "05-per-example-weights.json", "06-dot-product.json",
+            "07-two-chip-sharded-matmul.json", "08-h100-critical-batch.json"}
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return Catalog.load(user_dir=False)
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {ex.name: Scenario.from_json(ex.text, ex.name) for ex in examples()}
+
+
+def _ev(sc, catalog):
+    ev = evaluate_scenario(sc, catalog)
+    assert ev.errors == []
+    return ev
+
+
+def _entry(ev, op, chip):
+    (e,) = [e for e in ev.for_op(op) if e.chip_id == chip]
+    return e.analysis
+
+
+def test_every_reference_problem_is_bundled(bundled):
+    assert EXPECTED <= set(bundled)
+
+
+def test_every_example_loads_and_evaluates_without_errors(bundled, catalog):
+    titles = set()
+    for name, sc in bundled.items():
+        assert sc.title and sc.title not in titles, name
+        titles.add(sc.title)
+        ev = evaluate_scenario(sc, catalog)
+        assert ev.errors == [], name
+        assert len(ev.entries) == len(sc.ops) * len(sc.chips), name
+        curves, errors = sweep_scenario(sc, catalog)
+        assert errors == [], name
+        assert curves, name
+        for e in ev.entries:
+            r = e.analysis.result
+            assert np.isfinite(float(r.t_lower)) and float(r.attainable_flops) > 0
+        assert Scenario.from_json(sc.to_json()).to_dict() == sc.to_dict()
+
+
+def test_bf16_matmul_v5e_b_240(bundled, catalog):
+    sc = bundled["01-bf16-matmul-tpu-v5e.json"]
+    ev = _ev(sc, catalog)
+    below, above = _entry(ev, 0, "tpu-v5e"), _entry(ev, 1, "tpu-v5e")
+    assert 240 < below.critical["B"] < 250  # 240 as B ≪ D, F; exact bytes at D = F = 16k: 247.5
+    assert below.result.bound == "memory" and above.result.bound == "compute"
+
+
+def test_int8_matmul_question_1(bundled, catalog):
+    a = _entry(_ev(bundled["02-int8-matmul.json"], catalog), 0, "tpu-v5e")
+    assert a.figures.peak == 3.94e14
+    assert 240 < a.critical["B"] < 250
+
+
+def test_int8_weights_bf16_compute_b_120(bundled, catalog):
+    ev = _ev(bundled["03-int8-weights-bf16-compute.json"], catalog)
+    int8w, bf16w = _entry(ev, 0, "tpu-v5e"), _entry(ev, 1, "tpu-v5e")
+    assert 120 < int8w.critical["B"] < 125
+    assert int8w.result.bound == "compute" and bf16w.result.bound == "memory"
+
+
+def test_question_3_sweep_matches_the_reference_code(bundled, catalog):
+    sc = bundled["04-question-3-sweep.json"]
+    _ev(sc, catalog)
+    curves, errors = sweep_scenario(sc, catalog)
+    assert errors == [] and len(curves) == 2
+    for c in curves:
+        D = c.op.dims["D"]
+        B = c.x
+        # the reference's own code: comms_time = (2*B*D + D*F + 2*B*F) / 8.2e11
+        flops = 2 * B * D * D
+        expected = flops / np.maximum(flops / 1.97e14, (2 * B * D + D * D + 2 * B * D) / 8.2e11)
+        np.testing.assert_allclose(c.result.attainable_flops, expected, rtol=1e-12)
+    big, small = curves
+    assert big.op.dims["D"] == 4096 and small.op.dims["D"] == 1024
+    assert big.critical < small.critical  # "D=F=1024 almost doubles the critical batch size"
+    assert 1.5 < small.critical / big.critical < 2
+
+
+def test_per_example_weights_intensity_about_2(bundled, catalog):
+    ev = _ev(bundled["05-per-example-weights.json"], catalog)
+    a = _entry(ev, 0, "tpu-v5e")
+    assert float(a.result.intensity) == pytest.approx(2.0, rel=0.01)
+    assert a.result.bound == "memory" and a.critical["B"] is None
+
+
+def test_dot_product_intensity_one_half(bundled, catalog):
+    sc = bundled["06-dot-product.json"]
+    ev = _ev(sc, catalog)
+    for chip in sc.chips:
+        a = _entry(ev, 0, chip)
+        assert float(a.result.intensity) == pytest.approx(0.5, rel=1e-5)
+        assert a.result.bound == "memory"
+
+
+def test_two_chip_sharded_matmul_d_8755(bundled, catalog):
+    ev = _ev(bundled["07-two-chip-sharded-matmul.json"], catalog)
+    small, big = _entry(ev, 0, "tpu-v5e"), _entry(ev, 1, "tpu-v5e")
+    for a in (small, big):
+        assert a.critical["D"] == pytest.approx(2 * 1.97e14 / 4.5e10, rel=1e-9)  # 8755.6
+    assert small.result.bound == "network" and big.result.bound == "compute"
+
+
+def test_h100_critical_batch_about_298(bundled, catalog):
+    ev = _ev(bundled["08-h100-critical-batch.json"], catalog)
+    a, b = _entry(ev, 0, "h100-sxm"), _entry(ev, 1, "h100-sxm")
+    assert 295 < a.critical["B"] < 305
+    assert a.result.bound == "memory" and b.result.bound == "compute"
+
+
+def test_busy_example_shows_all_three_bounds(bundled, catalog):
+    sc = bundled["09-mlp-on-three-gpus.json"]
+    ev = _ev(sc, catalog)
+    assert len(sc.chips) == 3 and len(sc.ops) == 3 and any(op.shard for op in sc.ops)
+    assert {str(e.analysis.result.bound) for e in ev.entries} == {"compute", "memory", "network"}
