@@ -1,0 +1,668 @@
+"""Render the roofline or sweep plot as a designed picture: PNG, SVG, PDF, clipboard.
+
+One function lays out and paints every export, whatever the device, so the
+window, the clipboard and ``roofgui export`` give the same picture:
+
+* the plot widget (:class:`~roofgui.gui.plots.RooflinePlot` or
+  :class:`~roofgui.gui.plots.SweepPlot`) is built offscreen at the size it
+  will have in the picture, with its style scaled by
+  ``min(width / 1920, height / 1080)`` — pyqtgraph's pens are cosmetic, so
+  widths, markers and fonts are scaled by the style, not by a painter
+  transform, and a 4K picture is a 1080p picture with everything twice as big;
+* the optional title goes above, the optional caption (op, shapes, dtypes,
+  chips, sources) below; the legend is moved to the corner of the axes that
+  covers the least data;
+* the scene is painted through ``QGraphicsScene.render`` onto a ``QImage``, a
+  ``QSvgGenerator`` (SVG 1.1, so the axes' clipping is written as clip paths —
+  pyqtgraph's own SVG exporter crashes on PySide6 ≥ 6.11) or a ``QPdfWriter``
+  (96 dpi, a page the size of the picture), with pyqtgraph's export mode on so
+  markers are vector shapes, not pixmaps.
+
+Every file is written to a temporary file beside the target and renamed over
+it (:func:`roofgui.model.paths.atomic_write`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from ..model.errors import ModelError
+from ..model.paths import atomic_write
+from ..model.scenario import Scenario, evaluate_scenario, sweep_scenario
+
+#: Size presets offered by the dialog: (label, width, height).
+PRESETS = (("1080p (1920 × 1080)", 1920, 1080),
+           ("1440p (2560 × 1440)", 2560, 1440),
+           ("4K (3840 × 2160)", 3840, 2160))
+DEFAULT_SIZE = (1920, 1080)
+#: The size the styles are designed for; other sizes scale from it.
+BASE_SIZE = (1920, 1080)
+MIN_SIDE = 64
+MAX_SIDE = 10000
+MAX_PIXELS = 60_000_000  # 10000 × 6000; a 4K picture is 8.3 M
+
+PLOTS = ("roofline", "sweep")
+STYLES = ("slide", "screen", "screen-dark")
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf", ".csv": "csv"}
+
+#: Points to pixels at the 96 dpi every export is rendered at.
+PX_PER_PT = 96.0 / 72.0
+
+
+class ExportError(ModelError):
+    """An export that cannot be done: bad size, unknown format, unwritable path."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """Everything that decides the picture besides the scenario."""
+
+    plot: str = "roofline"
+    width: int = DEFAULT_SIZE[0]
+    height: int = DEFAULT_SIZE[1]
+    style: str = "slide"
+    title: str | None = None
+    caption: bool = False
+    transparent: bool = False
+
+    def validated(self) -> "ExportOptions":
+        if self.plot not in PLOTS:
+            raise ExportError(f"unknown plot {self.plot!r} (roofline or sweep)", "plot")
+        if self.style not in STYLES:
+            raise ExportError(f"unknown style {self.style!r} ({', '.join(STYLES)})", "style")
+        check_size(self.width, self.height)
+        title = self.title.strip() if isinstance(self.title, str) else None
+        return replace(self, title=title or None, width=int(self.width), height=int(self.height))
+
+
+def check_size(width, height) -> None:
+    for name, v in (("width", width), ("height", height)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ExportError(f"must be a whole number of pixels (got {v!r})", name)
+        if not MIN_SIDE <= v <= MAX_SIDE:
+            raise ExportError(f"must be between {MIN_SIDE} and {MAX_SIDE} pixels (got {v})", name)
+    if width * height > MAX_PIXELS:
+        raise ExportError(f"{width} × {height} is too large (at most {MAX_PIXELS:,} pixels)", "size")
+
+
+def scale_factor(width: int, height: int) -> float:
+    """How much bigger than the 1920 × 1080 design size a picture is (fits both sides)."""
+    return min(width / BASE_SIZE[0], height / BASE_SIZE[1])
+
+
+_FONT_FIELDS = ("tick_font_pt", "label_font_pt", "legend_font_pt", "annotation_font_pt",
+                "title_font_pt")
+
+
+def export_style(name: str, width: int, height: int, transparent: bool = False,
+                 dpi: float = 96.0):
+    """The plot style for a picture: the named style, scaled to the size; transparent on request.
+
+    The styles' fonts are in points, designed for 96 dpi.  On a screen whose
+    logical dpi differs (72 on macOS, 120 or 144 on some desktops) the plot lays
+    its text out at that dpi, so the fonts are rescaled by ``96 / dpi`` and the
+    picture is painted at ``dpi``: the text comes out the same number of pixels
+    everywhere.
+    """
+    from ..gui import style as st
+
+    base = {"slide": st.SLIDE, "screen": st.SCREEN_LIGHT, "screen-dark": st.SCREEN_DARK}[name]
+    s = base.scaled(scale_factor(width, height))
+    if dpi and abs(dpi - 96.0) > 1e-6:
+        s = replace(s, **{f: getattr(s, f) * 96.0 / dpi for f in _FONT_FIELDS if hasattr(s, f)})
+    changes = {}
+    if transparent:
+        changes["background"] = "transparent"
+    if getattr(s, "show_readout", False):
+        changes["show_readout"] = False  # the mouse readout has no place in a picture
+    return replace(s, **changes) if changes else s
+
+
+def screen_dpi() -> float:
+    """The logical dpi text is laid out at (96 offscreen and on most Linux desktops)."""
+    from PySide6.QtGui import QGuiApplication
+
+    screen = QGuiApplication.primaryScreen()
+    dpi = float(screen.logicalDotsPerInchY()) if screen is not None else 96.0
+    return dpi if dpi > 0 else 96.0
+
+
+def format_for(path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    try:
+        return FORMATS[suffix]
+    except KeyError:
+        raise ExportError(f"{str(path)!r}: unknown file type {suffix or '(none)'!r} "
+                          "(use .png, .svg, .pdf or .csv)", "output") from None
+
+
+# ---------------------------------------------------------------------------
+# The figure: a laid-out plot widget, title and caption, paintable on any device
+# ---------------------------------------------------------------------------
+
+def _qcolor(text: str):
+    from PySide6.QtGui import QColor
+
+    if text == "transparent":
+        return QColor(0, 0, 0, 0)
+    if text.startswith("#") and len(text) == 9:  # #rrggbbaa
+        c = QColor(text[:7])
+        c.setAlpha(int(text[7:9], 16))
+        return c
+    return QColor(text)
+
+
+def _font(family: str, px: float, bold: bool = False):
+    from PySide6.QtGui import QFont
+
+    f = QFont()
+    fam = [x.strip() for x in family.split(",") if x.strip()] if family else []
+    if fam and fam != ["sans-serif"]:
+        f.setFamilies(fam)
+    f.setStyleHint(QFont.StyleHint.SansSerif)
+    f.setPixelSize(max(1, round(px)))
+    f.setBold(bold)
+    f.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
+    return f
+
+
+def _wrap(text: str, metrics, width: float) -> list[str]:
+    """Greedy word wrap of one paragraph to ``width`` pixels."""
+    words = text.split(" ")
+    lines: list[str] = []
+    cur = ""
+    for w in words:
+        trial = w if not cur else f"{cur} {w}"
+        if metrics.horizontalAdvance(trial) <= width or not cur:
+            cur = trial
+        else:
+            lines.append(cur)
+            cur = w
+    if cur:
+        lines.append(cur)
+    out = []
+    for ln in lines:  # a single word wider than the line: elide it
+        if metrics.horizontalAdvance(ln) > width:
+            from PySide6.QtCore import Qt
+            ln = metrics.elidedText(ln, Qt.TextElideMode.ElideRight, int(width))
+        out.append(ln)
+    return out
+
+
+def _make_plot(plot: str):
+    from ..gui import plots
+
+    return plots.RooflinePlot() if plot == "roofline" else plots.SweepPlot()
+
+
+class Figure:
+    """A picture ready to paint: the plot widget laid out offscreen, title and caption placed.
+
+    Build it, :meth:`paint` it on as many devices as needed, then :meth:`close` it
+    (or use it as a context manager).
+    """
+
+    def __init__(self, scenario: Scenario, catalog, options: ExportOptions,
+                 plot_factory: Callable[[str], object] | None = None) -> None:
+        from PySide6.QtCore import QRectF, Qt
+        from PySide6.QtGui import QFontMetricsF
+        from PySide6.QtWidgets import QApplication
+
+        from .caption import build_caption
+
+        opts = options.validated()
+        self.options = opts
+        self.scenario = scenario
+        W, H = opts.width, opts.height
+        self.size = (W, H)
+        f = scale_factor(W, H)
+        self.factor = f
+        self.dpi = screen_dpi()
+        self.style = export_style(opts.style, W, H, opts.transparent, self.dpi)
+        st = self.style
+        self.evaluation = evaluate_scenario(scenario, catalog)
+        slide = opts.style == "slide"
+
+        # -- layout -----------------------------------------------------------
+        pad = (40.0 if slide else 20.0) * f
+        gap = (18.0 if slide else 10.0) * f
+        top, bottom = pad * 0.8, H - pad * 0.8
+        left, right = pad * 0.6, W - pad * 0.6
+        px = self.dpi / 72.0  # the style's points, rescaled above, back to design pixels
+        self.title_font = _font(st.font_family, st.title_font_pt * px * (1.25 if slide else 1.1),
+                                bold=True)
+        self.caption_font = _font(st.font_family, st.annotation_font_pt * px * 0.82)
+        self.title_lines: list[str] = []
+        self.title_rect = QRectF()
+        if opts.title:
+            fm = QFontMetricsF(self.title_font)
+            text = fm.elidedText(opts.title, Qt.TextElideMode.ElideRight, right - left - pad)
+            self.title_lines = [text]
+            h = fm.height()
+            self.title_rect = QRectF(left + pad * 0.4, top, right - left - pad * 0.4, h)
+            top += h + gap
+        self.caption_lines: list[str] = []
+        self.caption_rect = QRectF()
+        self.caption_text = ""
+        if opts.caption:
+            cap = build_caption(scenario, self.evaluation)
+            self.caption_text = cap.text()
+            fm = QFontMetricsF(self.caption_font)
+            width = right - left - pad * 0.4
+            lines: list[str] = []
+            for para in cap.paragraphs():
+                lines += _wrap(para, fm, width)
+            max_lines = max(1, int((H * 0.28) // fm.lineSpacing()))
+            if len(lines) > max_lines:
+                lines = lines[:max_lines]
+                lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, int(width))
+            self.caption_lines = lines
+            h = fm.lineSpacing() * len(lines)
+            self.caption_rect = QRectF(left + pad * 0.4, bottom - h, width, h)
+            bottom -= h + gap
+        self.plot_rect = QRectF(round(left), round(top), round(right - left), round(bottom - top))
+        if self.plot_rect.width() < 32 or self.plot_rect.height() < 32:
+            raise ExportError(f"{W} × {H} leaves no room for the plot; make the picture larger "
+                              "or leave out the caption", "size")
+
+        # -- the plot ---------------------------------------------------------
+        app = QApplication.instance()
+        if app is None:
+            raise RuntimeError("no QApplication; call roofgui.export.qtapp.ensure_app() first")
+        factory = plot_factory or _make_plot
+        w = factory(opts.plot)
+        self.widget = w
+        w.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        w.resize(int(self.plot_rect.width()), int(self.plot_rect.height()))
+        w.set_style(st)
+        if opts.plot == "roofline":
+            w.update_from(scenario, self.evaluation)
+        else:
+            curves, _errors = sweep_scenario(scenario, catalog)
+            self.curves = curves
+            w.update_from(scenario, curves)
+        w.show()
+        self._settle()
+        self._apply_view()
+        self._settle()
+        self.legend_position = self._place_legend()
+        self._clip_curves_to_view()
+
+    # -- helpers --------------------------------------------------------------
+    def _settle(self) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        for _ in range(3):
+            QApplication.sendPostedEvents()
+            QApplication.processEvents()
+
+    def _apply_view(self) -> None:
+        rng = self.scenario.view.roofline if self.options.plot == "roofline" else None
+        if rng is not None and hasattr(self.widget, "set_view"):
+            self.widget.set_view(list(rng))
+        else:
+            self.widget.fit()
+
+    def plot_item(self):
+        return self.widget.getPlotItem()
+
+    def view_rect_scene(self):
+        """The axes (ViewBox) rectangle in scene coordinates."""
+        return self.plot_item().getViewBox().sceneBoundingRect()
+
+    @property
+    def axes_rect(self):
+        """The axes rectangle in picture coordinates (where the data may be drawn)."""
+        src = self.source_rect()
+        return self.view_rect_scene().translated(self.plot_rect.topLeft() - src.topLeft())
+
+    def source_rect(self):
+        return self.plot_item().sceneBoundingRect()
+
+    def _legend(self):
+        legend = getattr(self.widget, "legend", None)
+        return legend if legend is not None else getattr(self.plot_item(), "legend", None)
+
+    def _place_legend(self) -> str | None:
+        """Move the legend to the corner of the axes that covers the least data."""
+        legend = self._legend()
+        if legend is None or not legend.isVisible() or not hasattr(self.style, "legend_position"):
+            return None
+        obstacles = data_points_scene(self.plot_item().getViewBox())
+        best = None
+        order = [self.style.legend_position] + [c for c in LEGEND_CORNERS
+                                                 if c != self.style.legend_position]
+        for corner in order:
+            self.widget.set_style(replace(self.style, legend_position=corner))
+            self._settle()
+            rect = legend.sceneBoundingRect()
+            score = _covered(obstacles, rect, margin=6 * self.factor)
+            if best is None or score < best[0]:
+                best = (score, corner)
+            if score == 0:
+                break
+        if best[1] != corner:
+            self.widget.set_style(replace(self.style, legend_position=best[1]))
+            self._settle()
+        self.style = replace(self.style, legend_position=best[1])
+        return best[1]
+
+    def _clip_curves_to_view(self) -> None:
+        """Cut every line to the axes (plus a sliver), so vector files carry no
+        geometry outside the plot area; markers and text are left to the clip path."""
+        import numpy as np
+        import pyqtgraph as pg
+
+        from .geometry import clip_polyline
+
+        vb = self.plot_item().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        mx, my = (x1 - x0) * 0.01, (y1 - y0) * 0.01
+        for item in vb.childGroup.childItems():
+            if not isinstance(item, pg.PlotDataItem) or item.opts.get("symbol") is not None:
+                continue
+            x, y = item.xData, item.yData
+            if x is None or y is None or len(x) == 0:
+                continue
+            cx, cy = clip_polyline(np.asarray(x, float), np.asarray(y, float),
+                                   x0 - mx, x1 + mx, y0 - my, y1 + my)
+            item.setData(cx, cy, connect="finite")
+        self._settle()
+
+    # -- painting -------------------------------------------------------------
+    def paint(self, painter) -> None:
+        """Paint the whole picture with ``painter`` (on a W × H device at 96 dpi)."""
+        from PySide6.QtCore import QPointF, QRectF, Qt
+        from PySide6.QtGui import QFontMetricsF, QPainter, QPen
+
+        st = self.style
+        W, H = self.size
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        bg = _qcolor(st.background)
+        if bg.alpha() > 0:
+            painter.fillRect(QRectF(0, 0, W, H), bg)
+        painter.setClipRect(QRectF(0, 0, W, H))
+        if self.title_lines:
+            painter.setFont(self.title_font)
+            painter.setPen(QPen(_qcolor(st.foreground)))
+            fm = QFontMetricsF(self.title_font)
+            painter.drawText(QPointF(self.title_rect.left(), self.title_rect.top() + fm.ascent()),
+                             self.title_lines[0])
+        self._paint_plot(painter)
+        if self.caption_lines:
+            painter.setFont(self.caption_font)
+            painter.setPen(QPen(_qcolor(st.muted)))
+            fm = QFontMetricsF(self.caption_font)
+            y = self.caption_rect.top() + fm.ascent()
+            for line in self.caption_lines:
+                painter.drawText(QPointF(self.caption_rect.left(), y), line)
+                y += fm.lineSpacing()
+        painter.restore()
+
+    def _paint_plot(self, painter) -> None:
+        scene = self.widget.scene()
+        items = [it for it in scene.items() if hasattr(it, "setExportMode")]
+        opts = {"antialias": True, "background": _qcolor(self.style.background), "painter": painter}
+        for it in items:
+            it.setExportMode(True, opts)
+        try:
+            src = self.source_rect()
+            target = self.plot_rect
+            scene.render(painter, target, src)
+        finally:
+            for it in items:
+                it.setExportMode(False, None)
+
+    # -- outputs --------------------------------------------------------------
+    def image(self):
+        """The picture as a W × H ARGB image (96 dpi)."""
+        from PySide6.QtGui import QImage, QPainter
+
+        W, H = self.size
+        img = QImage(W, H, QImage.Format.Format_ARGB32_Premultiplied)
+        dpm = round(self.dpi / 0.0254)  # fonts in points resolve as in the plot's layout
+        img.setDotsPerMeterX(dpm)
+        img.setDotsPerMeterY(dpm)
+        img.fill(0)
+        p = QPainter(img)
+        try:
+            self.paint(p)
+        finally:
+            p.end()
+        return img.convertToFormat(QImage.Format.Format_ARGB32)
+
+    def png_bytes(self) -> bytes:
+        return _image_bytes(self.image(), "PNG")
+
+    def svg_bytes(self) -> bytes:
+        from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        W, H = self.size
+        data = QByteArray()
+        buf = QBuffer(data)
+        buf.open(QIODevice.OpenModeFlag.WriteOnly)
+        gen = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)  # 1.1: clip paths are written
+        gen.setOutputDevice(buf)
+        gen.setSize(QSize(W, H))
+        gen.setViewBox(QRect(0, 0, W, H))
+        gen.setResolution(round(self.dpi))
+        gen.setTitle(self.options.title or self.scenario.title or "Roofline")
+        gen.setDescription(self.caption_text or "Roofline Explorer")
+        p = QPainter(gen)
+        try:
+            self.paint(p)
+        finally:
+            p.end()
+        buf.close()
+        return _svg_pixel_size(bytes(data.data()), W, H)
+
+    def pdf_bytes(self) -> bytes:
+        from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF
+        from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
+
+        W, H = self.size
+        data = QByteArray()
+        buf = QBuffer(data)
+        buf.open(QIODevice.OpenModeFlag.WriteOnly)
+        writer = QPdfWriter(buf)
+        dpi = round(self.dpi)
+        writer.setResolution(dpi)
+        size = QPageSize(QSizeF(W * 72 / dpi, H * 72 / dpi), QPageSize.Unit.Point, "",
+                         QPageSize.SizeMatchPolicy.ExactMatch)
+        writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
+                                         QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point))
+        writer.setTitle(self.options.title or self.scenario.title or "Roofline")
+        writer.setCreator("Roofline Explorer")
+        p = QPainter(writer)
+        try:
+            # the page is W × H at 96 dpi; guard against rounding of the page size
+            sx = writer.width() / W
+            sy = writer.height() / H
+            if abs(sx - 1) > 1e-3 or abs(sy - 1) > 1e-3:
+                p.scale(sx, sy)
+            self.paint(p)
+        finally:
+            p.end()
+        buf.close()
+        return bytes(data.data())
+
+    def close(self) -> None:
+        w = getattr(self, "widget", None)
+        if w is not None:
+            w.hide()
+            w.setParent(None)
+            w.deleteLater()
+            self.widget = None
+
+    def __enter__(self) -> "Figure":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+LEGEND_CORNERS = ("top-left", "top-right", "bottom-right", "bottom-left")
+
+
+def data_points_scene(viewbox, step_px: float = 4.0) -> list[tuple[float, float]]:
+    """Scene positions of everything data-like in a ViewBox: curve samples (densified
+    to ``step_px``), scatter points and text labels.  Region fills are background."""
+    import numpy as np
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPointF
+
+    pts: list[tuple[float, float]] = []
+    rect = viewbox.sceneBoundingRect()
+    group = getattr(viewbox, "childGroup", None)
+    items = list(group.childItems()) if group is not None else list(viewbox.addedItems)
+    for item in items:
+        if not item.isVisible():
+            continue
+        if isinstance(item, (pg.FillBetweenItem, pg.LinearRegionItem)):
+            continue
+        if isinstance(item, pg.TextItem):
+            r = item.sceneBoundingRect()
+            for fx in (0.0, 0.25, 0.5, 0.75, 1.0):
+                for fy in (0.0, 0.5, 1.0):
+                    pts.append((r.left() + fx * r.width(), r.top() + fy * r.height()))
+            continue
+        if isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem, pg.ScatterPlotItem)):
+            try:
+                x, y = item.getData()
+            except Exception:  # noqa: BLE001 - an item without data adds nothing
+                continue
+            if x is None or y is None or len(x) == 0:
+                continue
+            x = np.asarray(x, dtype=float)
+            y = np.asarray(y, dtype=float)
+            ok = np.isfinite(x) & np.isfinite(y)
+            x, y = x[ok], y[ok]
+            if x.size == 0:
+                continue
+            tr = item.sceneTransform()
+            sx = tr.m11() * x + tr.m21() * y + tr.m31()
+            sy = tr.m12() * x + tr.m22() * y + tr.m32()
+            draws_line = isinstance(item, pg.PlotCurveItem) or (
+                isinstance(item, pg.PlotDataItem) and item.opts.get("pen") is not None)
+            if draws_line and sx.size > 1:
+                seg = np.hypot(np.diff(sx), np.diff(sy))
+                for i in range(sx.size - 1):
+                    n = int(min(max(1, math.ceil(seg[i] / step_px)), 4000))
+                    t = np.linspace(0.0, 1.0, n, endpoint=False)
+                    xs = sx[i] + t * (sx[i + 1] - sx[i])
+                    ys = sy[i] + t * (sy[i + 1] - sy[i])
+                    inside = ((xs >= rect.left()) & (xs <= rect.right())
+                              & (ys >= rect.top()) & (ys <= rect.bottom()))
+                    pts += list(zip(xs[inside].tolist(), ys[inside].tolist()))
+            for a, b in zip(sx.tolist(), sy.tolist()):
+                if rect.contains(QPointF(a, b)):
+                    pts.append((a, b))
+        elif isinstance(item, pg.InfiniteLine):
+            r = item.mapRectToScene(item.boundingRect()).intersected(rect)
+            n = int(max(2, (r.width() + r.height()) / step_px))
+            for i in range(n + 1):
+                pts.append((r.left() + r.width() * i / n, r.top() + r.height() * i / n))
+    return pts
+
+
+def _svg_pixel_size(svg: bytes, width: int, height: int) -> bytes:
+    """Give the root element its size in pixels (Qt writes millimetres, which
+    browsers and Qt read at different dpi); the viewBox is already W × H."""
+    head, sep, rest = svg.partition(b"viewBox=")
+    if not sep:
+        return svg
+    head = re.sub(rb'width="[^"]*" height="[^"]*"', f'width="{width}" height="{height}"'.encode(),
+                  head, count=1)
+    return head + sep + rest
+
+
+def _covered(points, rect, margin: float = 0.0) -> int:
+    r = rect.adjusted(-margin, -margin, margin, margin)
+    x0, x1, y0, y1 = r.left(), r.right(), r.top(), r.bottom()
+    return sum(1 for x, y in points if x0 <= x <= x1 and y0 <= y <= y1)
+
+
+def _image_bytes(img, fmt: str) -> bytes:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not img.save(buf, fmt):
+        raise ExportError(f"could not encode the image as {fmt}")
+    buf.close()
+    return bytes(data.data())
+
+
+# ---------------------------------------------------------------------------
+# Public entry points
+# ---------------------------------------------------------------------------
+
+def _options(plot, width, height, style, title, caption, transparent) -> ExportOptions:
+    return ExportOptions(plot, width, height, style, title, caption, transparent).validated()
+
+
+def render_image(scenario: Scenario, catalog, plot: str = "roofline", width: int = 1920,
+                 height: int = 1080, style: str = "slide", title: str | None = None,
+                 caption: bool = False, transparent: bool = False):
+    """The picture as a ``width`` × ``height`` QImage (ARGB32, 96 dpi)."""
+    opts = _options(plot, width, height, style, title, caption, transparent)
+    with Figure(scenario, catalog, opts) as fig:
+        return fig.image()
+
+
+def render_bytes(fmt: str, scenario: Scenario, catalog, options: ExportOptions) -> bytes:
+    """The encoded file content for ``fmt`` (``png``, ``svg``, ``pdf`` or ``csv``)."""
+    if fmt == "csv":
+        from .csv import table_csv
+        return table_csv(scenario, catalog, options.plot).encode("utf-8")
+    with Figure(scenario, catalog, options.validated()) as fig:
+        if fmt == "png":
+            return fig.png_bytes()
+        if fmt == "svg":
+            return fig.svg_bytes()
+        if fmt == "pdf":
+            return fig.pdf_bytes()
+    raise ExportError(f"unknown format {fmt!r}", "format")
+
+
+def export_file(path: str | Path, scenario: Scenario, catalog, plot: str = "roofline",
+                width: int = 1920, height: int = 1080, style: str = "slide",
+                title: str | None = None, caption: bool = False,
+                transparent: bool = False) -> Path:
+    """Write the picture (PNG, SVG, PDF) or the table (CSV) chosen by ``path``'s suffix.
+
+    The file is complete or untouched: it is written beside the target under a
+    temporary name and renamed over it.  Raises :class:`ExportError` for a bad
+    suffix or size and ``OSError`` when the file cannot be written.
+    """
+    p = Path(path)
+    fmt = format_for(p)
+    opts = _options(plot, width, height, style, title, caption, transparent)
+    data = render_bytes(fmt, scenario, catalog, opts)
+    atomic_write(p, data)
+    return p
+
+
+def copy_plot_to_clipboard(scenario: Scenario, catalog=None, plot: str = "roofline",
+                           width: int = 1920, height: int = 1080, style: str = "slide",
+                           title: str | None = None, caption: bool = False,
+                           transparent: bool = False):
+    """Put the picture on the clipboard (as an image); returns the QImage."""
+    from PySide6.QtWidgets import QApplication
+
+    if catalog is None:
+        from ..model.catalog import Catalog
+        catalog = Catalog.load()
+    img = render_image(scenario, catalog, plot, width, height, style, title, caption, transparent)
+    QApplication.clipboard().setImage(img)
+    return img
