@@ -337,7 +337,7 @@ def build_config(mid: str, name: str, arch: Mapping[str, Any], *, require_all: b
         needed += ("experts", "top_k", "params_total", "params_active")
     for k in needed:
         if k not in v:
-            raise ModelError("is missing", k)
+            raise ModelError(f"is missing (a custom model needs {', '.join(needed)})", k)
     D, H, Hkv = v["hidden_size"], v["heads"], v["kv_heads"]
     if Hkv > H or H % Hkv:
         raise ModelError(f"must divide the attention heads ({H}); got {Hkv}", "kv_heads")
