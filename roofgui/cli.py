@@ -74,13 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="write a plot or table without a window")
     e.add_argument("scenario", help="scenario JSON file")
     e.add_argument("-o", "--output", required=True, help="OUT.png, .svg, .pdf or .csv")
-    e.add_argument("--plot", choices=("roofline", "sweep"), default="roofline")
-    e.add_argument("--width", type=int, default=None)
-    e.add_argument("--height", type=int, default=None)
-    e.add_argument("--style", choices=("slide", "screen"), default="slide")
-    e.add_argument("--title", default=None)
+    e.add_argument("--plot", choices=("roofline", "sweep"), default="roofline",
+                   help="which plot (for .csv: the results table or the sweep data)")
+    e.add_argument("--width", type=int, default=None, help="pixels (default 1920; 16:9 with --height)")
+    e.add_argument("--height", type=int, default=None, help="pixels (default 1080; 16:9 with --width)")
+    e.add_argument("--style", choices=("slide", "screen", "screen-dark"), default="slide",
+                   help="slide: large type, thick lines (default); screen: as in the window")
+    e.add_argument("--title", default=None, help="a title above the plot")
     e.add_argument("--caption", action="store_true", help="stamp a caption with the op, chips and sources")
-    e.add_argument("--transparent", action="store_true", help="transparent background (PNG)")
+    e.add_argument("--transparent", action="store_true", help="transparent background (PNG, SVG, PDF)")
     return p
 
 

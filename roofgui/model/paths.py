@@ -38,6 +38,12 @@ def user_log_dir() -> Path:
     return user_data_dir() / "logs"
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | Path, data: str | bytes) -> None:
     """Write a file so that it is either the old or the new content, never half.
 
@@ -51,6 +57,14 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
     try:
+        # mkstemp makes the file 0600; give it the mode a plain open() would
+        # (the existing file's, else 0666 less the umask).
+        try:
+            mode = os.stat(p).st_mode & 0o7777
+        except OSError:
+            mode = 0o666 & ~_umask()
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()

@@ -1,0 +1,123 @@
+"""``roofgui export SCENARIO.json -o OUT.{png,svg,pdf,csv}``: the window's picture, without a window.
+
+Every problem — a bad argument, a missing or malformed scenario, an unknown
+chip, a path that cannot be written — is one line and exit status 2 (raised as
+:class:`roofgui.cli.CliError` or :class:`ModelError`, which ``roofgui.cli.main``
+prints).  The output file is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..model.errors import ModelError
+
+DEFAULT_ASPECT = 16 / 9
+
+
+def _usage(message: str):
+    from ..cli import CliError
+
+    return CliError(message)
+
+
+def resolve_size(width: int | None, height: int | None) -> tuple[int, int]:
+    """Both given: as is; one given: the other at 16:9; none: 1920 × 1080."""
+    from .render import DEFAULT_SIZE
+
+    if width is None and height is None:
+        return DEFAULT_SIZE
+    if width is None:
+        width = max(1, round(height * DEFAULT_ASPECT))
+    elif height is None:
+        height = max(1, round(width / DEFAULT_ASPECT))
+    return int(width), int(height)
+
+
+def check_output(path: Path) -> None:
+    """Refuse early (before any rendering) a path that cannot be written."""
+    if path.name in ("", ".", ".."):
+        raise _usage(f"-o {str(path)!r}: give a file name")
+    if path.exists() and path.is_dir():
+        raise _usage(f"cannot write {path}: it is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise _usage(f"cannot write {path}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise _usage(f"cannot write {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise _usage(f"cannot write {path}: directory {parent} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise _usage(f"cannot write {path}: the file is read-only")
+
+
+def run_export(args, out) -> int:
+    """The ``export`` sub-command.  Returns the exit status (0)."""
+    from ..model.catalog import Catalog
+    from ..model.scenario import evaluate_scenario, load_scenario, sweep_scenario
+    from .render import ExportError, ExportOptions, check_size, format_for
+
+    path = Path(args.output)
+    try:
+        fmt = format_for(path)
+    except ExportError as e:
+        raise _usage(f"-o {e.args[0]}") from None
+    picture_only = [name for name, given in (
+        ("--width", args.width is not None), ("--height", args.height is not None),
+        ("--title", args.title is not None), ("--caption", args.caption),
+        ("--transparent", args.transparent)) if given]
+    if fmt == "csv" and picture_only:
+        raise _usage(f"{', '.join(picture_only)}: only for pictures (.png, .svg, .pdf), not .csv")
+    width, height = resolve_size(args.width, args.height)
+    if fmt != "csv":
+        try:
+            check_size(width, height)
+        except ExportError as e:
+            raise _usage(str(e)) from None
+    if args.title is not None and not args.title.strip():
+        raise _usage("--title: empty; leave it out for no title")
+    if args.title is not None and len(args.title) > 300:
+        raise _usage("--title: too long (at most 300 characters)")
+    check_output(path)
+
+    scenario = load_scenario(args.scenario)
+    if not scenario.chips:
+        raise _usage(f"{args.scenario}: the scenario has no chips to plot")
+    catalog = Catalog.load()
+    for ref in scenario.chips:
+        catalog.get(ref)  # an unknown chip is a usage error (ModelError, exit 2)
+    ev = evaluate_scenario(scenario, catalog)
+    if ev.errors and not ev.entries and scenario.ops:
+        raise _usage(ev.errors[0])
+    for err in ev.errors:
+        print(f"warning: {err}", file=sys.stderr)
+    if args.plot == "sweep":
+        curves, _ = sweep_scenario(scenario, catalog)
+        if not curves:
+            raise _usage(f"{args.scenario}: no op has the swept dimension "
+                         f"{scenario.sweep.dim!r}, so there is no sweep to draw")
+
+    opts = ExportOptions(args.plot, width, height, args.style, args.title, args.caption,
+                         args.transparent)
+    try:
+        opts = opts.validated()
+    except ExportError as e:
+        raise _usage(str(e)) from None
+    if fmt != "csv":
+        from .qtapp import ensure_app, quiet_qt_messages
+        ensure_app(offscreen=True)
+        quiet_qt_messages()
+    from .render import export_file
+    try:
+        export_file(path, scenario, catalog, opts.plot, opts.width, opts.height, opts.style,
+                    opts.title, opts.caption, opts.transparent)
+    except OSError as e:
+        raise _usage(f"cannot write {path}: {e.strerror or e}") from None
+    except ModelError:
+        raise
+    what = f"{opts.width} × {opts.height} {fmt.upper()}" if fmt != "csv" else (
+        "results table CSV" if opts.plot == "roofline" else "sweep CSV")
+    print(f"wrote {path} ({what})", file=out)
+    return 0
