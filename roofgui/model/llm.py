@@ -503,7 +503,7 @@ def step_terms(cfg: ModelConfig, B, p, d, n: int, dt: Mapping[str, Dtype], phase
         phase=phase, batch=b(B), tokens_per_request=b(t_req), tokens=b(B * t_req),
         flops=b(B * flops_req), weight_bytes=w, kv_read=b(B * kv_read_req),
         kv_write=b(B * kv_write_req), hbm_bytes=b(weights + B * hbm_req), net_bytes=b(B * net_req),
-        mem_weights=w, mem_kv=b(mem_kv), mem_act=b(mem_act), mem_total=b(weights + mem_kv + mem_act),
+        mem_weights=w, mem_kv=b(mem_kv), mem_act=b(mem_act), mem_total=b(weights + B * mem_req),
         mem_per_request=b(mem_req), flops_per_request=b(flops_req), hbm_per_request=b(hbm_req),
         net_per_request=b(net_req), kv_bytes_per_token=kv_tok, kv_bytes_per_token_chip=kv_tok_chip,
         kv_heads_per_chip=kvh_chip, act_bytes_per_token_chip=act_tok,
@@ -601,9 +601,13 @@ def _crit_batch(a_c: Array, c_m: Array, a_m: Array, a_n: Array) -> Array:
 
 
 def _max_batch(capacity: float, weights: Array, per_request: Array) -> Array:
+    """``floor((capacity − weights) / per_request)``, nudged so that it agrees exactly with
+    the fit test ``weights + B·per_request ≤ capacity`` in floating point."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        b = np.floor((capacity - weights) / per_request)
-    return np.where(weights >= capacity, 0.0, np.maximum(b, 0.0))
+        b = np.maximum(np.floor((capacity - weights) / per_request), 0.0)
+    b = np.where(weights + (b + 1.0) * per_request <= capacity, b + 1.0, b)
+    b = np.where((b > 0) & (weights + b * per_request > capacity), b - 1.0, b)
+    return np.where(weights >= capacity, 0.0, b)
 
 
 def _phase_times(t: StepTerms, fig: ChipFigures, capacity: float, t_mem: str) -> dict[str, Array]:
