@@ -377,7 +377,7 @@ def chip_to_toml(chip: Chip) -> str:
 
     def q(s: str) -> str:
         out = s.replace("\\", "\\\\").replace('"', '\\"')
-        out = "".join(c if c >= " " or c == "\t" else f"\\u{ord(c):04x}" for c in out)
+        out = "".join(c if (c >= " " and c != "\x7f") or c == "\t" else f"\\u{ord(c):04x}" for c in out)
         return f'"{out}"'
 
     def fig(f: Figure) -> str:
