@@ -123,23 +123,45 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
     peak = np.asarray(peak, dtype=np.float64)
     hbm_bw = np.asarray(hbm_bw, dtype=np.float64)
     link_bw = np.asarray(link_bw, dtype=np.float64)
+    shape = np.broadcast_shapes(flops.shape, hbm_bytes.shape, net_bytes.shape, peak.shape,
+                                hbm_bw.shape, link_bw.shape)
+    sends = net_bytes > 0
+    any_sent = bool(sends.any())
+    # Every full-shape result goes into one block: a dozen separate large arrays would
+    # each fault fresh pages in on every call (a sweep is most of its time there).
+    block = np.empty((8 if any_sent else 7,) + shape)
+    t_math, t_hbm, t_lower, t_upper, attainable, util, t_comms = (block[k, ...] for k in range(7))
     with np.errstate(divide="ignore", invalid="ignore"):
-        t_math = flops / peak
-        t_hbm = hbm_bytes / hbm_bw
-        t_net = np.where(net_bytes > 0, net_bytes / np.where(link_bw > 0, link_bw, np.inf), 0.0)
-        t_comms = np.maximum(t_hbm, t_net)
-        t_lower = np.maximum(t_math, t_comms)
-        t_upper = t_math + t_comms
+        np.divide(flops, peak, out=t_math)
+        np.divide(hbm_bytes, hbm_bw, out=t_hbm)
+        if any_sent:
+            t_net = block[7, ...]
+            np.divide(net_bytes, np.where(link_bw > 0, link_bw, np.inf), out=t_net)
+            np.copyto(t_net, 0.0, where=~sends)
+            np.maximum(t_hbm, t_net, out=t_comms)
+            net_intensity = np.where(sends, flops / np.where(sends, net_bytes, 1.0), np.inf)
+        else:  # nothing crosses a link (the common case): T_net is 0 everywhere
+            t_net = np.zeros(())
+            np.maximum(t_hbm, 0.0, out=t_comms)
+            net_intensity = np.full((), np.inf)
+        np.maximum(t_math, t_comms, out=t_lower)
+        np.add(t_math, t_comms, out=t_upper)
         intensity = flops / hbm_bytes
-        net_intensity = np.where(net_bytes > 0, flops / np.where(net_bytes > 0, net_bytes, 1.0), np.inf)
         crit = peak / hbm_bw
         net_crit = np.where(link_bw > 0, peak / np.where(link_bw > 0, link_bw, 1.0), np.inf)
-        attainable = flops / t_lower
-    util = t_math / t_lower
-    code = np.where(t_math >= t_comms, 0, np.where(t_hbm >= t_net, 1, 2)).astype(np.int8)
-    shape = np.broadcast(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw).shape
+        np.divide(flops, t_lower, out=attainable)
+        np.divide(t_math, t_lower, out=util)
+    # 0 compute, 1 memory, 2 network (the same as nested np.where, in int8 throughout)
+    not_compute = ~(t_math >= t_comms)
+    code = not_compute.astype(np.int8)
+    code += not_compute & ~(t_hbm >= t_net)
 
     def b(a):
+        a = np.asarray(a)
+        if a.shape == shape:  # a read-only view, as broadcast_to gives, without its cost
+            v = a.view()
+            v.flags.writeable = False
+            return v
         return np.broadcast_to(a, shape)
 
     return Result(b(flops), b(hbm_bytes), b(net_bytes), b(peak), b(hbm_bw), b(link_bw),
@@ -223,6 +245,48 @@ def critical_values(kind: OpKind, dims: Mapping[str, float], figures: ChipFigure
             out[name] = x
     return out
 
+
+
+def critical_values_many(kind: OpKind, dims: Mapping[str, float], figures: Sequence[ChipFigures], *,
+                         dtypes: Mapping[str, str] | None = None, shard: Shard | None = None,
+                         params: Mapping | None = None, phase: str = "",
+                         names: Sequence[str] | None = None) -> list[dict[str, float | None]]:
+    """:func:`critical_values` for several chips at once (``names``: only these dimensions).
+
+    The probes do not depend on the chip, so each dimension is counted once and
+    evaluated against every chip along a leading axis; element by element the
+    arithmetic is that of :func:`critical_values`, so the values are the same.
+    """
+    figs = list(figures)
+    if not figs:
+        return []
+    base = {d.name: dims.get(d.name, d.default) for d in kind.dims}
+    wanted = list(kind.dim_names() if names is None else [n for n in kind.dim_names() if n in names])
+    if any(np.ndim(v) for v in base.values()):  # array dimensions: one chip at a time
+        out = [critical_values(kind, dims, f, dtypes=dtypes, shard=shard, params=params, phase=phase)
+               for f in figs]
+        return [{n: d[n] for n in wanted} for d in out]
+    peak = np.array([f.peak for f in figs], dtype=np.float64)[:, None]
+    hbm = np.array([f.hbm_bandwidth for f in figs], dtype=np.float64)[:, None]
+    link = np.array([f.link_bandwidth or 0.0 for f in figs], dtype=np.float64)[:, None]
+    out: list[dict[str, float | None]] = [{} for _ in figs]
+    probe_x = np.array([_PROBE_LO, _PROBE_HI])
+    for name in wanted:
+        probe = {k: v for k, v in base.items() if k != name}
+        probe[name] = probe_x
+        w = op_work(kind, probe, dtypes, shard, params, phase)
+        flops, hbm_bytes, net_bytes = (np.asarray(a, dtype=np.float64)
+                                       for a in (w.flops, w.hbm_bytes, w.net_bytes))
+        with np.errstate(divide="ignore", invalid="ignore"):  # T_math, T_hbm, T_net as roofline()
+            t_math = flops / peak
+            t_hbm = hbm_bytes / hbm
+            t_net = np.where(net_bytes > 0, net_bytes / np.where(link > 0, link, np.inf), 0.0)
+        shape = (len(figs), 2)
+        times = [np.broadcast_to(t, shape) for t in (t_math, t_hbm, t_net)]
+        x = _crossing(times[0], times[1:])
+        for d, v in zip(out, x.tolist()):
+            d[name] = v if np.isfinite(v) else None
+    return out
 
 #: The two points each dimension is probed at to read off slopes and intercepts.
 #: Far apart, so the slope is not lost to cancellation against a large intercept.

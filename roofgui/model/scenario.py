@@ -32,9 +32,10 @@ import numpy as np
 from .catalog import Catalog
 from .chips import Chip
 from .errors import ModelError, ScenarioError
-from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind
+from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, op_work
 from .paths import atomic_write
-from .roofline import Analysis, Result, Settings, analyze, chip_figures, evaluate_many
+from .roofline import (Analysis, Result, Settings, analyze, chip_figures,  # noqa: F401
+                       critical_values_many, evaluate_many, roofline)
 from .units import check_positive
 
 FORMAT = "roofgui-scenario"
@@ -373,13 +374,47 @@ def evaluate_scenario(scenario: Scenario, catalog: Catalog) -> Evaluation:
         if kind is None:
             ev.errors.append(f"{op.name}: unknown op {op.kind!r}")
             continue
-        for chip in ev.chips:
-            for phase in kind.phases:
+        # What ``analyze`` gives per (chip, phase), with the chip-independent work counted
+        # once per phase and the critical values of all chips in one vectorised call.
+        dims, shard = op.full_dims(), op.shard_obj()
+        per_phase: dict[str, list] = {}
+        for phase in kind.phases:
+            try:
+                work = op_work(kind, dims, op.dtypes, shard, op.params, phase)
+            except ModelError as e:
+                per_phase[phase] = [e] * len(ev.chips)
+                continue
+            cells: list = []
+            for chip in ev.chips:
                 try:
-                    a = analyze(kind, op.full_dims(), chip, dtypes=op.dtypes, shard=op.shard_obj(),
-                                params=op.params, settings=settings, phase=phase)
+                    cells.append(chip_figures(chip, work, settings))
                 except ModelError as e:
-                    ev.errors.append(f"{op.name} on {chip.name}: {e}")
+                    cells.append(e)
+            ok = [c for c, f in enumerate(cells) if not isinstance(f, ModelError)]
+            try:
+                crits = critical_values_many(kind, dims, [cells[c] for c in ok], dtypes=op.dtypes,
+                                             shard=shard, params=op.params, phase=phase)
+            except ModelError as e:
+                per_phase[phase] = [c if isinstance(c, ModelError) else e for c in cells]
+                continue
+            if ok:  # every chip in one roofline call, each chip's Result a view of its row
+                figs_ok = [cells[c] for c in ok]
+                lead = (len(ok),) + (1,) * np.ndim(work.flops)
+                res = roofline(work.flops, work.hbm_bytes, work.net_bytes,
+                               np.array([f.peak for f in figs_ok]).reshape(lead),
+                               np.array([f.hbm_bandwidth for f in figs_ok]).reshape(lead),
+                               np.array([f.link_bandwidth or 0.0 for f in figs_ok]).reshape(lead))
+                fields = [getattr(res, f) for f in Result.__dataclass_fields__]
+                for j, (c, crit) in enumerate(zip(ok, crits)):
+                    figs = cells[c]
+                    cells[c] = Analysis(figs.chip, figs, work, Result(*(a[j, ...] for a in fields)),
+                                        crit)
+            per_phase[phase] = cells
+        for c, chip in enumerate(ev.chips):
+            for phase in kind.phases:
+                a = per_phase[phase][c]
+                if isinstance(a, ModelError):
+                    ev.errors.append(f"{op.name} on {chip.name}: {a}")
                     continue
                 ev.entries.append(Entry(i, op, phase, chip.id, a))
     return ev
@@ -414,8 +449,6 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
     chips, errors = resolve_chips(scenario, catalog)
     settings = scenario.settings()
     curves: list[SweepCurve] = []
-    from .ops import op_work
-    from .roofline import critical_values
     for i, op in enumerate(scenario.ops):
         kind = OP_KINDS.get(op.kind)
         if kind is None or scenario.sweep.dim not in kind.dim_names():
@@ -428,21 +461,22 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
             except ModelError as e:
                 errors.append(f"{op.name}: {e}")
                 continue
-            ok_chips = []
+            ok_chips, ok_figs = [], []
             for chip in chips:
                 try:
-                    chip_figures(chip, work, settings)
+                    ok_figs.append(chip_figures(chip, work, settings))
                     ok_chips.append(chip)
                 except ModelError as e:
                     errors.append(f"{op.name} on {chip.name}: {e}")
             if not ok_chips:
                 continue
             res = evaluate_many(work, ok_chips, settings)
-            for c, chip in enumerate(ok_chips):
-                figs = chip_figures(chip, work, settings)
-                crit = critical_values(kind, op.full_dims(), figs, dtypes=op.dtypes,
-                                       shard=op.shard_obj(), params=op.params, phase=phase)
-                r = Result(*(np.asarray(getattr(res, f))[c] for f in Result.__dataclass_fields__))
+            crits = critical_values_many(kind, op.full_dims(), ok_figs, dtypes=op.dtypes,
+                                         shard=op.shard_obj(), params=op.params, phase=phase,
+                                         names=[scenario.sweep.dim])
+            fields = [np.asarray(getattr(res, f)) for f in Result.__dataclass_fields__]
+            for c, (figs, crit) in enumerate(zip(ok_figs, crits)):
+                r = Result(*(a[c] for a in fields))
                 curves.append(SweepCurve(i, op, phase, figs.chip, x, r, crit.get(scenario.sweep.dim)))
     return curves, errors
 
