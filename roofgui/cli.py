@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from typing import Callable, Sequence
 
@@ -26,9 +28,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse_kv(text: str, field: str) -> dict[str, str]:
-    """``B=256,D=8k`` → {"B": "256", "D": "8k"}."""
+    """``B=256,D=8k`` → {"B": "256", "D": "8k"}.
+
+    A comma only separates pairs when a ``NAME=`` follows it, so values may
+    use thousands separators: ``B=1,024,D=8k``.
+    """
     out: dict[str, str] = {}
-    for part in text.split(","):
+    for part in re.split(r",(?=[^,=]*=)", text):
         part = part.strip()
         if not part:
             continue
@@ -38,6 +44,8 @@ def parse_kv(text: str, field: str) -> dict[str, str]:
         k = k.strip()
         if not k:
             raise CliError(f"{field}: missing name before '=' in {part!r}")
+        if k in out:
+            raise CliError(f"{field}: {k} is given twice")
         out[k] = v.strip()
     return out
 
@@ -173,6 +181,8 @@ def _analyze_scenario(args):
                                    f"(it has {', '.join(kind.dim_names())})")
                 spec = next(d for d in kind.dims if d.name == name)
                 dims[name] = parse_quantity(text, f"--dims {name}", integer=False)
+                if spec.integer and dims[name] < 1:
+                    raise CliError(f"--dims {name}: must be at least 1 (got {dims[name]:g})")
             dtypes = {}
             if args.dtype:
                 d = get_dtype(args.dtype, "--dtype").name
@@ -193,6 +203,9 @@ def _analyze_scenario(args):
                 n = parse_quantity(n_text, "--shard N", integer=True, max_value=1e6)
                 if not args.link:
                     raise CliError("--shard needs --link (e.g. --link ici or --link nvlink)")
+                from .model.chips import LINK_NAMES
+                if args.link not in LINK_NAMES:
+                    raise CliError(f"--link: unknown link {args.link!r} (known: {', '.join(LINK_NAMES)})")
                 shard = ShardSpec(axis, int(n), args.link)
             elif args.link:
                 raise CliError("--link needs --shard AXIS=N")
@@ -332,16 +345,23 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         if not args.command:
             raise CliError("give a command: chips, show-chip, analyze or export")
         return COMMANDS[args.command](args, out)
-    except CliError as e:
-        print(f"roofgui: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except ModelError as e:
-        print(f"roofgui: error: {e}", file=sys.stderr)
+    except (CliError, ModelError) as e:
+        _one_line(f"roofgui: error: {e}")
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # never a traceback; ROOFGUI_DEBUG=1 shows it
+        if os.environ.get("ROOFGUI_DEBUG"):
+            raise
+        _one_line(f"roofgui: internal error: {type(e).__name__}: {e} (set ROOFGUI_DEBUG=1 for details)")
+        return 1
+
+
+def _one_line(message: str) -> None:
+    """Print a message to stderr as exactly one line, whatever it contains."""
+    print(" ".join(message.split()), file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover
