@@ -1,22 +1,25 @@
 """The roofline and sweep plots.  They only draw: every coordinate comes from
 :mod:`roofgui.model.plotdata` (log10 units on linear axes whose ticks read as
 powers of ten), and every item is created once per chip / op and then updated
-with ``setData``.
+with ``setData`` — and only when its data or style actually changed.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Callable, Sequence
+from typing import Sequence
 
+import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
 from ..model import plotdata as pd
 from .style import SCREEN_LIGHT, PlotStyle
 
-__all__ = ["LogAxis", "RooflinePlot", "SweepPlot"]
+__all__ = ["LogAxis", "RooflinePlot", "SweepPlot", "LEGEND_CORNERS"]
+
+LEGEND_CORNERS = ("top-left", "top-right", "bottom-right", "bottom-left")
 
 _DASHES = {
     "solid": QtCore.Qt.PenStyle.SolidLine,
@@ -50,15 +53,29 @@ def _pen(colour: str, width: float, dash: str = "solid", alpha: float | None = N
 
 
 def _font(style: PlotStyle, pt: float, bold: bool = False) -> QtGui.QFont:
-    f = QtGui.QFont(style.font_family)
+    f = QtGui.QFont()
+    if style.font_family and style.font_family != "sans-serif":
+        f.setFamily(style.font_family)
     f.setStyleHint(QtGui.QFont.StyleHint.SansSerif)
     f.setPointSizeF(pt)
     f.setBold(bold)
     return f
 
 
+def _halo(style: PlotStyle) -> QtGui.QBrush:
+    """A translucent patch of background behind annotation text, so lines do not strike it."""
+    bg = style.background if style.background != "transparent" else (
+        "#000000" if style.is_dark else "#FFFFFF")
+    return pg.mkBrush(_qcolor(bg, 0.72))
+
+
+def _text_px(style: PlotStyle, pt: float) -> float:
+    """Approximate line height in pixels of text at ``pt`` points (96 dpi)."""
+    return pt * 96.0 / 72.0 * 1.25
+
+
 # ---------------------------------------------------------------------------
-# Axis
+# Axis and legend sample
 # ---------------------------------------------------------------------------
 
 class LogAxis(pg.AxisItem):
@@ -81,7 +98,9 @@ class LogAxis(pg.AxisItem):
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
         lo, hi = (minVal, maxVal) if minVal <= maxVal else (maxVal, minVal)
-        majors, minors = pd.log_ticks(lo, hi, max_major=max(2, int(size / 70)))
+        font_px = self.style.get("tickFont").pointSizeF() if self.style.get("tickFont") else 9.0
+        per_label = max(40.0, font_px * (5.5 if self.orientation in ("bottom", "top") else 3.0))
+        majors, minors = pd.log_ticks(lo, hi, max_major=max(2, int(size / per_label)))
         return [(1.0, majors), (0.1, minors)]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
@@ -91,19 +110,21 @@ class LogAxis(pg.AxisItem):
 
 
 class _Sample(pg.ItemSample):
-    """Legend sample sized by the style (pyqtgraph's is a fixed 20 px)."""
+    """Legend sample drawn to the style's sizes (pyqtgraph's is a fixed 20 px)."""
 
-    def __init__(self, pen: QtGui.QPen | None, symbol: str | None, brush: QtGui.QBrush | None,
-                 sym_pen: QtGui.QPen | None, size: float, width: float, height: float):
-        super().__init__(pg.PlotDataItem())
-        self.set(pen, symbol, brush, sym_pen, size, width, height)
+    class _Stub:
+        opts: dict = {}
 
-    def set(self, pen, symbol, brush, sym_pen, size, width, height):
+        def isVisible(self):  # noqa: N802
+            return True
+
+    def __init__(self, pen=None, symbol=None, brush=None, sym_pen=None, size=10.0,
+                 width=28.0, height=18.0, fill=None):
+        super().__init__(self._Stub())
         self._pen, self._symbol, self._brush, self._sym_pen = pen, symbol, brush, sym_pen
-        self._size, self._w, self._h = size, width, height
+        self._size, self._w, self._h, self._fill = size, width, height, fill
         self.setFixedWidth(width)
         self.setFixedHeight(height)
-        self.update()
 
     def boundingRect(self):
         return QtCore.QRectF(0, 0, self._w, self._h)
@@ -111,16 +132,20 @@ class _Sample(pg.ItemSample):
     def paint(self, p, *args):
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         y = self._h / 2
+        if self._fill is not None:
+            p.setPen(QtCore.Qt.PenStyle.NoPen)
+            p.setBrush(self._fill)
+            p.drawRoundedRect(QtCore.QRectF(2, y - self._h * 0.32, self._w - 4, self._h * 0.64),
+                              2, 2)
         if self._pen is not None:
             p.setPen(self._pen)
             p.drawLine(QtCore.QPointF(2, y), QtCore.QPointF(self._w - 2, y))
         if self._symbol is not None:
             p.translate(self._w / 2, y)
-            pg.graphicsItems.ScatterPlotItem.drawSymbol(p, self._symbol, self._size,
-                                                        self._sym_pen or pg.mkPen(None),
-                                                        self._brush or pg.mkBrush(None))
+            drawSymbol(p, self._symbol, self._size, self._sym_pen or pg.mkPen(None),
+                       self._brush or pg.mkBrush(None))
 
-    def mouseClickEvent(self, event):  # samples are not toggles here
+    def mouseClickEvent(self, event):  # samples are not visibility toggles here
         event.ignore()
 
 
@@ -150,18 +175,32 @@ class _LogPlot(pg.PlotWidget):
         self._fit: tuple[float, float, float, float] = (0.0, 4.0, 12.0, 16.0)
         self._x_title = ""
         self._y_title = ""
+        self._sig: dict = {}  # key -> what was last applied, to skip no-op setData/setPen
         self.legend = pg.LegendItem(offset=(10, 10), frame=True)
         self.legend.setParentItem(vb)
         self.legend.setZValue(1000)
+        self.legend_corner = "top-left"
         self._legend_signature: tuple = ()
         self.readout = pg.LabelItem("", justify="right")
         self.readout.setParentItem(vb)
-        self.readout.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-8, 4))
         self.readout.setZValue(1001)
         vb.sigRangeChangedManually.connect(self._on_manual_range)
         vb.sigRangeChanged.connect(self._on_range_changed)
+        vb.sigResized.connect(self._on_range_changed)
+        # Text and legend sizes settle only after Qt lays them out: lay annotations
+        # out again once the event loop is idle (coalesced).
+        self._relayout = QtCore.QTimer(self)
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(0)
+        self._relayout.timeout.connect(self._layout_annotations)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.setMouseTracking(True)
+
+    def _changed(self, key, sig) -> bool:
+        if self._sig.get(key) == sig:
+            return False
+        self._sig[key] = sig
+        return True
 
     # -- view -------------------------------------------------------------
     def view_range(self) -> list[float]:
@@ -188,50 +227,46 @@ class _LogPlot(pg.PlotWidget):
 
     def _on_range_changed(self, *_):
         self._layout_annotations()
+        self._relayout.start()
 
-    def _layout_annotations(self) -> None:  # overridden
-        pass
+    def _layout_annotations(self) -> None:
+        self._place_legend()
 
     # -- style --------------------------------------------------------------
     def set_style(self, style: PlotStyle) -> None:
         self.style = style
+        self._sig = {k: v for k, v in self._sig.items() if k[0] != "style"}
         self._apply_base_style()
         self._restyle_items()
         self._legend_signature = ()
         self._rebuild_legend()
         self._layout_annotations()
+        self._relayout.start()
 
     def _apply_base_style(self) -> None:
         s = self.style
-        bg = _qcolor(s.background)
-        self.setBackground(bg if s.background != "transparent" else None)
+        self.setBackground(_qcolor(s.background) if s.background != "transparent" else None)
         fg = _qcolor(s.foreground)
         for ax in (self._x_axis, self._y_axis):
-            ax.setPen(_pen(s.foreground, s.axis_width, alpha=0.55))
+            ax.setPen(_pen(s.foreground, s.axis_width, alpha=0.6))
             ax.setTextPen(fg)
             ax.setTickFont(_font(s, s.tick_font_pt))
             ax.setStyle(tickLength=int(round(-5 * s.axis_width)),
-                        tickTextOffset=int(round(4 + 2 * s.axis_width)),
+                        tickTextOffset=int(round(3 + 3 * s.axis_width)),
                         autoExpandTextSpace=True)
             ax.setGrid(int(255 * s.grid_alpha))
         self._set_titles(self._x_title, self._y_title)
-        for name in ("top", "right"):
-            self.getPlotItem().showAxis(name, False)
         lg = self.legend
         lg.setPen(_pen(s.legend_border, 1.0))
         lg.setBrush(pg.mkBrush(_qcolor(s.legend_background)))
         lg.setLabelTextColor(fg)
         lg.setLabelTextSize(f"{s.legend_font_pt}pt")
         pad = s.legend_padding
-        lg.layout.setContentsMargins(pad, pad * 0.6, pad, pad * 0.6)
-        lg.layout.setHorizontalSpacing(pad * 0.6)
-        lg.layout.setVerticalSpacing(0)
-        off = pad + 4
-        pos = s.legend_position
-        ox = off if "left" in pos else -off
-        oy = off if "top" in pos else -off
-        lg.setOffset((ox, oy))
+        lg.layout.setContentsMargins(pad, pad * 0.5, pad * 1.2, pad * 0.5)
+        lg.layout.setHorizontalSpacing(pad * 0.5)
+        lg.layout.setVerticalSpacing(-s.legend_font_pt * 0.25)
         self.readout.setVisible(s.show_readout)
+        self.readout.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-6, -4))
 
     def _set_titles(self, x_title: str, y_title: str) -> None:
         self._x_title, self._y_title = x_title, y_title
@@ -250,12 +285,48 @@ class _LogPlot(pg.PlotWidget):
         self.legend.clear()
         for name, sample in entries:
             self.legend.addItem(sample, name)
+        self.legend.setVisible(bool(entries))
 
-    def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None) -> _Sample:
+    def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None,
+                fill=None) -> _Sample:
         s = self.style
-        h = max(s.legend_font_pt * 2.0, (size or 0) + 4)
+        line_px = _text_px(s, s.legend_font_pt)
         return _Sample(pen, symbol, brush, sym_pen, size or s.marker_size * 0.8,
-                       s.legend_font_pt * 3.2, h)
+                       line_px * 2.0, max(line_px, (size or 0) + 4), fill)
+
+    # -- legend placement ---------------------------------------------------------
+    def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        """Scene positions of what the legend should not cover (overridden)."""
+        return np.empty(0), np.empty(0)
+
+    def _to_scene(self, x, y) -> tuple[np.ndarray, np.ndarray]:
+        tr = self.vb.childGroup.sceneTransform()
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        return (tr.m11() * x + tr.m21() * y + tr.m31(), tr.m12() * x + tr.m22() * y + tr.m32())
+
+    def _place_legend(self) -> None:
+        lg = self.legend
+        if not lg.isVisible():
+            return
+        s = self.style
+        off = s.legend_padding + 2
+        vr = self.vb.sceneBoundingRect()
+        w, h = lg.width(), lg.height()
+        pref = s.legend_position
+        corners = [pref] if pref in LEGEND_CORNERS else list(LEGEND_CORNERS)
+        if len(corners) > 1 and vr.width() > 0:
+            rects = []
+            for c in corners:
+                left = vr.left() + off if "left" in c else vr.right() - off - w
+                top = vr.top() + off if "top" in c else vr.bottom() - off - h
+                rects.append((left, top, w, h))
+            xs, ys = self._obstacles()
+            corner = corners[pd.least_covered(rects, xs, ys, margin=4)]
+        else:
+            corner = corners[0]
+        self.legend_corner = corner
+        lg.setOffset((off if "left" in corner else -off, off if "top" in corner else -off))
 
     # -- hover ----------------------------------------------------------------
     def _on_mouse_moved(self, scene_pos) -> None:
@@ -298,6 +369,50 @@ class _LogPlot(pg.PlotWidget):
             return []
         return list(item.pointsAt(item.mapFromScene(scene_pos)))
 
+    # -- item helpers ------------------------------------------------------------
+    def _new_curve(self, z: float, bounds: bool = True) -> pg.PlotDataItem:
+        item = pg.PlotDataItem(antialias=True)
+        item.setZValue(z)
+        item.curve.setClickable(True, width=8)
+        self.addItem(item, ignoreBounds=not bounds)
+        return item
+
+    def _new_scatter(self, z: float) -> pg.ScatterPlotItem:
+        item = pg.ScatterPlotItem(antialias=True)
+        item.setZValue(z)
+        self.addItem(item)
+        return item
+
+    def _new_text(self, z: float, anchor=(0.5, 1.0)) -> pg.TextItem:
+        item = pg.TextItem("", anchor=anchor)
+        item.textItem.document().setDocumentMargin(1.0)
+        item.setZValue(z)
+        self.addItem(item, ignoreBounds=True)
+        return item
+
+    def _set_curve(self, key, item: pg.PlotDataItem, x, y) -> None:
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if self._changed(("data",) + key, (x.tobytes(), y.tobytes())):
+            item.setData(x, y)
+
+    def _set_spots(self, key, item: pg.ScatterPlotItem, xs, ys, data, symbol=None) -> None:
+        sig = (tuple(xs), tuple(ys), tuple(data), symbol)
+        if self._changed(("data",) + key, sig):
+            kw = {} if symbol is None else {"symbol": symbol}
+            item.setData(x=list(xs), y=list(ys), data=list(data), **kw)
+
+    def _set_text(self, key, item: pg.TextItem, text: str) -> None:
+        if self._changed(("text",) + key, text):
+            item.setText(text)
+
+    def _drop(self, store: dict, key, prefix: tuple = ()) -> None:
+        item = store.pop(key)
+        self.removeItem(item)
+        k = key if isinstance(key, tuple) else (key,)
+        for kind in ("data", "style", "text"):
+            self._sig.pop((kind,) + prefix + k, None)
+
 
 # ---------------------------------------------------------------------------
 # Roofline
@@ -307,10 +422,11 @@ class RooflinePlot(_LogPlot):
     """Log-log roofline: roofs per chip, op points, ridge marks and red/yellow/green regions.
 
     Introspection for tests: ``roof_curves[chip_id][key]`` (``"compute:bf16"``,
-    ``"hbm"``, ``"link:ici"``), ``ridge_items[chip_id]``, ``ridge_labels[(chip_id, key)]``,
+    ``"hbm"``, ``"link:ici"``), ``roof_labels[(chip_id, key)]`` (compute roofs),
+    ``ridge_items[chip_id]``, ``ridge_labels[(chip_id, ridge_key)]``,
     ``points[(op_index, phase, chip_id)]``, ``op_labels[(op_index, phase)]``,
-    ``region_items[kind]``, ``legend``, ``geometry`` (the last
-    :class:`~roofgui.model.plotdata.RooflineGeometry`).
+    ``region_items[kind]``, ``region_labels[kind]``, ``legend``, ``legend_corner``,
+    ``geometry`` (the last :class:`~roofgui.model.plotdata.RooflineGeometry`).
     """
 
     def __init__(self, parent=None, style: PlotStyle | None = None):
@@ -319,10 +435,14 @@ class RooflinePlot(_LogPlot):
         self._y_title = "Attainable performance (FLOP/s)"
         self.geometry: pd.RooflineGeometry | None = None
         self.roof_curves: dict[str, dict[str, pg.PlotDataItem]] = {}
+        self.roof_labels: dict[tuple[str, str], pg.TextItem] = {}
         self.ridge_items: dict[str, pg.ScatterPlotItem] = {}
         self.ridge_guides: dict[tuple[str, str], pg.PlotDataItem] = {}
         self.ridge_labels: dict[tuple[str, str], pg.TextItem] = {}
         self.points: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
+        #: hollow twins at (FLOPs per link byte, attainable) on the link roof, and connectors
+        self.net_points: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
+        self.net_links: dict[tuple[int, str, str], pg.PlotDataItem] = {}
         self.op_labels: dict[tuple[int, str], pg.TextItem] = {}
         self.region_items: dict[str, pg.LinearRegionItem] = {}
         self.region_labels: dict[str, pg.TextItem] = {}
@@ -335,18 +455,17 @@ class RooflinePlot(_LogPlot):
                 ln.setHoverPen(pg.mkPen(None))
             self.addItem(item, ignoreBounds=True)
             self.region_items[kind] = item
-            lab = pg.TextItem("", anchor=(0.5, 0.0))
-            lab.setZValue(-90)
-            lab.setVisible(False)
-            self.addItem(lab, ignoreBounds=True)
-            self.region_labels[kind] = lab
+            self.region_labels[kind] = self._new_text(-90, (0.5, 0.0))
+            self.region_labels[kind].setVisible(False)
         self._colours: dict[str, int] = {}
         self._apply_base_style()
+        self._restyle_items()
 
     # -- data -------------------------------------------------------------------
     def update_from(self, scenario, evaluation) -> None:
         """Show a scenario's evaluation; the view is kept (fitted on the first data)."""
-        g = pd.roofline_geometry(scenario, evaluation, self._colours, n_colours=len(self.style.palette))
+        g = pd.roofline_geometry(scenario, evaluation, self._colours,
+                                 n_colours=len(self.style.palette))
         self._colours = dict(g.colours)
         self.geometry = g
         self._fit = g.fit
@@ -357,151 +476,186 @@ class RooflinePlot(_LogPlot):
             view = getattr(getattr(scenario, "view", None), "roofline", None)
             self.set_view(view)
         self._layout_annotations()
+        self._relayout.start()
 
     def _sync_items(self, g: pd.RooflineGeometry) -> None:
-        # roofs, ridges
+        # -- roofs and ridge markers, per chip
         live_chips = {c.chip_id for c in g.chips}
         for cid in list(self.roof_curves):
             if cid not in live_chips:
-                for item in self.roof_curves.pop(cid).values():
-                    self.removeItem(item)
-                self.removeItem(self.ridge_items.pop(cid))
+                for k in list(self.roof_curves[cid]):
+                    self._drop(self.roof_curves[cid], k, ("roof", cid))
+                del self.roof_curves[cid]
+                self._drop(self.ridge_items, cid, ("ridges",))
         for c in g.chips:
             curves = self.roof_curves.setdefault(c.chip_id, {})
             keys = {r.key for r in c.roofs}
             for k in list(curves):
                 if k not in keys:
-                    self.removeItem(curves.pop(k))
+                    self._drop(curves, k, ("roof", c.chip_id))
             for r in c.roofs:
                 item = curves.get(r.key)
                 if item is None:
-                    item = pg.PlotDataItem(antialias=True)
-                    item.setZValue(0 if r.kind != "link" else -1)
-                    item.curve.setClickable(True, width=8)
-                    self.addItem(item)
-                    curves[r.key] = item
-                item.setData(r.x, r.y)
+                    item = curves[r.key] = self._new_curve(-1 if r.kind == "link" else 0)
+                self._set_curve(("roof", c.chip_id, r.key), item, r.x, r.y)
             ridge = self.ridge_items.get(c.chip_id)
             if ridge is None:
-                ridge = pg.ScatterPlotItem(antialias=True)
-                ridge.setZValue(5)
-                self.addItem(ridge)
-                self.ridge_items[c.chip_id] = ridge
-            ridge.setData(x=[r.x for r in c.ridges], y=[r.y for r in c.ridges],
-                          data=[r.tooltip for r in c.ridges])
-        live_ridges = {(c.chip_id, r.key) for c in g.chips for r in c.ridges}
+                ridge = self.ridge_items[c.chip_id] = self._new_scatter(5)
+            self._set_spots(("ridges", c.chip_id), ridge, [r.x for r in c.ridges],
+                            [r.y for r in c.ridges], [r.tooltip for r in c.ridges])
+        # -- roof labels (compute roofs), ridge guides and labels
+        live = {(c.chip_id, r.key) for c in g.chips for r in c.roofs if r.label}
+        for k in list(self.roof_labels):
+            if k not in live:
+                self._drop(self.roof_labels, k, ("rooflabel",))
+        for c in g.chips:
+            for r in c.roofs:
+                if r.label:
+                    k = (c.chip_id, r.key)
+                    if k not in self.roof_labels:
+                        self.roof_labels[k] = self._new_text(25, (1.0, 1.0))
+                    self._set_text(("rooflabel",) + k, self.roof_labels[k], r.label)
+        live = {(c.chip_id, r.key) for c in g.chips for r in c.ridges}
         for k in list(self.ridge_guides):
-            if k not in live_ridges:
-                self.removeItem(self.ridge_guides.pop(k))
-                self.removeItem(self.ridge_labels.pop(k))
+            if k not in live:
+                self._drop(self.ridge_guides, k, ("guide",))
+                self._drop(self.ridge_labels, k, ("ridgelabel",))
         for c in g.chips:
             for r in c.ridges:
                 k = (c.chip_id, r.key)
-                guide = self.ridge_guides.get(k)
-                if guide is None:
-                    guide = pg.PlotDataItem(antialias=True)
-                    guide.setZValue(-20)
-                    self.addItem(guide, ignoreBounds=True)
-                    self.ridge_guides[k] = guide
-                    lab = pg.TextItem("", anchor=(0.5, 1.0))
-                    lab.setZValue(30)
-                    self.addItem(lab, ignoreBounds=True)
-                    self.ridge_labels[k] = lab
-                guide.setData([r.x, r.x], [r.y, -pd.LOG_INF])
-                self.ridge_labels[k].setText(r.label)
-        # points
+                if k not in self.ridge_guides:
+                    self.ridge_guides[k] = self._new_curve(-20, bounds=False)
+                    self.ridge_labels[k] = self._new_text(30)
+                self._set_curve(("guide",) + k, self.ridge_guides[k], [r.x, r.x],
+                                [r.y, -pd.LOG_INF])
+                self._set_text(("ridgelabel",) + k, self.ridge_labels[k], r.label)
+        # -- points and op labels
         live_pts = {p.key for p in g.points}
         for k in list(self.points):
             if k not in live_pts:
-                self.removeItem(self.points.pop(k))
+                self._drop(self.points, k, ("point",))
         for p in g.points:
             item = self.points.get(p.key)
             if item is None:
-                item = pg.ScatterPlotItem(antialias=True)
-                item.setZValue(10)
-                self.addItem(item)
-                self.points[p.key] = item
-            item.setData(x=[p.x], y=[p.y], symbol=p.symbol, data=[p.tooltip])
+                item = self.points[p.key] = self._new_scatter(10)
+            self._set_spots(("point",) + p.key, item, [p.x], [p.y], [p.tooltip], p.symbol)
+        live_net = {p.key for p in g.points if p.net_x is not None}
+        for k in list(self.net_points):
+            if k not in live_net:
+                self._drop(self.net_points, k, ("netpoint",))
+                self._drop(self.net_links, k, ("netlink",))
+        for p in g.points:
+            if p.net_x is None:
+                continue
+            if p.key not in self.net_points:
+                self.net_points[p.key] = self._new_scatter(9)
+                self.net_links[p.key] = self._new_curve(-5, bounds=False)
+            self._set_spots(("netpoint",) + p.key, self.net_points[p.key], [p.net_x], [p.y],
+                            [p.tooltip], p.symbol)
+            self._set_curve(("netlink",) + p.key, self.net_links[p.key], [p.x, p.net_x],
+                            [p.y, p.y])
         live_labels = {lab.key for lab in g.labels}
         for k in list(self.op_labels):
             if k not in live_labels:
-                self.removeItem(self.op_labels.pop(k))
+                self._drop(self.op_labels, k, ("oplabel",))
         for lab in g.labels:
             item = self.op_labels.get(lab.key)
             if item is None:
-                item = pg.TextItem("")
-                item.setZValue(20)
-                self.addItem(item, ignoreBounds=True)
-                self.op_labels[lab.key] = item
-            item.setText(lab.text)
-            item.setPos(lab.x, lab.y)
-            item.setAnchor((0.5, 1.25) if lab.side == "above" else (0.5, -0.25))
-        # regions
+                item = self.op_labels[lab.key] = self._new_text(20)
+            self._set_text(("oplabel",) + lab.key, item, lab.text)
+            if self._changed(("data", "oplabel") + lab.key, (lab.x, lab.y, lab.side)):
+                item.setPos(lab.x, lab.y)
+                item.setAnchor((0.5, 1.3) if lab.side == "above" else (0.5, -0.3))
+        # -- regions
         present = {r.kind: r for r in g.regions}
         for kind, item in self.region_items.items():
             r = present.get(kind)
             item.setVisible(r is not None)
-            self.region_labels[kind].setVisible(r is not None and self.style.show_region_labels)
-            if r is not None:
+            if r is not None and self._changed(("data", "region", kind), (r.x0, r.x1)):
                 item.setRegion((r.x0, r.x1))
 
     # -- style ------------------------------------------------------------------
     def _restyle_items(self) -> None:
         s = self.style
         g = self.geometry
-        for kind, item in self.region_items.items():
-            item.setBrush(pg.mkBrush(_qcolor(s.region_colour(kind), s.region_alpha)))
-            item.setHoverBrush(pg.mkBrush(_qcolor(s.region_colour(kind), s.region_alpha)))
-            lab = self.region_labels[kind]
-            lab.setColor(_qcolor(s.muted))
-            lab.setFont(_font(s, s.annotation_font_pt * 0.95))
+        if self._changed(("style", "regions"), id(s)):
+            for kind, item in self.region_items.items():
+                brush = pg.mkBrush(_qcolor(s.region_colour(kind), s.region_alpha))
+                item.setBrush(brush)
+                item.setHoverBrush(brush)
+                lab = self.region_labels[kind]
+                lab.setColor(_qcolor(s.muted))
+                lab.setFont(_font(s, s.annotation_font_pt * 0.95))
         if g is None:
             return
+        ann = _font(s, s.annotation_font_pt)
+        ann_bold = _font(s, s.annotation_font_pt, bold=True)
         for c in g.chips:
             col = s.colour(c.colour)
             for r in c.roofs:
-                item = self.roof_curves[c.chip_id][r.key]
-                if r.kind == "link":
-                    item.setPen(_pen(col, s.link_width, "dash"))
-                else:
-                    item.setPen(_pen(col, s.roof_width))
-            self.ridge_items[c.chip_id].setPen(_pen(s.marker_edge, s.marker_outline * 0.8))
-            self.ridge_items[c.chip_id].setBrush(pg.mkBrush(_qcolor(col)))
-            self.ridge_items[c.chip_id].setSize(s.ridge_size)
-            self.ridge_items[c.chip_id].setSymbol("d")
+                k = ("style", "roof", c.chip_id, r.key)
+                if self._changed(k, (id(s), col)):
+                    item = self.roof_curves[c.chip_id][r.key]
+                    item.setPen(_pen(col, s.link_width, "dash") if r.kind == "link"
+                                else _pen(col, s.roof_width))
+                    if r.label:
+                        lab = self.roof_labels[(c.chip_id, r.key)]
+                        lab.setColor(_qcolor(col))
+                        lab.setFont(ann)
+                        lab.fill = _halo(s)
+            if self._changed(("style", "ridges", c.chip_id), (id(s), col)):
+                it = self.ridge_items[c.chip_id]
+                it.setPen(_pen(s.marker_edge, s.marker_outline * 0.8))
+                it.setBrush(pg.mkBrush(_qcolor(col)))
+                it.setSize(s.ridge_size)
+                it.setSymbol("d")
             for r in c.ridges:
                 k = (c.chip_id, r.key)
-                self.ridge_guides[k].setPen(_pen(col, s.guide_width, "dot", alpha=0.7))
-                self.ridge_labels[k].setColor(_qcolor(col))
-                self.ridge_labels[k].setFont(_font(s, s.annotation_font_pt, bold=True))
+                if self._changed(("style", "guide") + k, (id(s), col)):
+                    self.ridge_guides[k].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
+                    self.ridge_labels[k].setColor(_qcolor(col))
+                    self.ridge_labels[k].setFont(ann_bold)
+                    self.ridge_labels[k].fill = _halo(s)
         for p in g.points:
-            item = self.points[p.key]
-            item.setPen(_pen(s.marker_edge, s.marker_outline))
-            item.setBrush(pg.mkBrush(_qcolor(s.colour(p.colour))))
-            item.setSize(s.marker_size)
-        for item in self.op_labels.values():
-            item.setColor(_qcolor(s.foreground))
-            item.setFont(_font(s, s.annotation_font_pt))
+            col = s.colour(p.colour)
+            if self._changed(("style", "point") + p.key, (id(s), col)):
+                item = self.points[p.key]
+                item.setPen(_pen(s.marker_edge, s.marker_outline))
+                item.setBrush(pg.mkBrush(_qcolor(col)))
+                item.setSize(s.marker_size)
+        face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
+        for p in g.points:
+            if p.key in self.net_points and self._changed(("style", "netpoint") + p.key,
+                                                          (id(s), p.colour)):
+                col = s.colour(p.colour)
+                it = self.net_points[p.key]
+                it.setPen(_pen(col, s.marker_outline * 1.4))
+                it.setBrush(pg.mkBrush(face))
+                it.setSize(s.marker_size * 0.85)
+                self.net_links[p.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.8))
+        for k, item in self.op_labels.items():
+            if self._changed(("style", "oplabel") + k, id(s)):
+                item.setColor(_qcolor(s.foreground))
+                item.setFont(ann)
+                item.fill = _halo(s)
 
     def _rebuild_legend(self) -> None:
         g = self.geometry
         s = self.style
         if g is None:
             return
-        bounds = sorted({p.bound for p in g.points}, key=pd.BOUND_LABELS.__getitem__)
-        bounds = [b for b in ("compute", "memory", "network") if b in bounds]
+        present = {p.bound for p in g.points}
+        bounds = [b for b in ("compute", "memory", "network") if b in present]
         has_link = any(r.kind == "link" for c in g.chips for r in c.roofs)
         sig = (tuple((c.chip_id, c.label, c.colour) for c in g.chips), tuple(bounds), has_link,
-               s)
+               id(s))
         if sig == self._legend_signature:
             return
         self._legend_signature = sig
-        entries = []
-        for c in g.chips:
-            entries.append((c.label, self._sample(pen=_pen(s.colour(c.colour), s.roof_width))))
+        entries = [(c.label, self._sample(pen=_pen(s.colour(c.colour), s.roof_width)))
+                   for c in g.chips]
         if has_link:
-            entries.append(("link roof (FLOP per link byte)",
-                            self._sample(pen=_pen(s.neutral, s.link_width, "dash"))))
+            entries.append(("link roof", self._sample(pen=_pen(s.neutral, s.link_width, "dash"))))
         for b in bounds:
             entries.append((pd.BOUND_LABELS[b],
                             self._sample(symbol=pd.BOUND_SYMBOLS[b],
@@ -514,29 +668,87 @@ class RooflinePlot(_LogPlot):
     def _layout_annotations(self) -> None:
         g = self.geometry
         if g is None:
+            self._place_legend()
             return
+        s = self.style
         x0, x1, y0, y1 = self.view_range()
-        # ridge labels along the bottom, stacked where they would overlap
-        ridges = [(c.chip_id, r) for c in g.chips for r in c.ridges]
-        ridges.sort(key=lambda cr: cr[1].x)
-        px_per_dec = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
-        char_w = self.style.annotation_font_pt * 0.75
-        widths = [(len(r.label) + 1.5) * char_w / px_per_dec for _, r in ridges]
+        vw, vh = max(self.vb.width(), 1.0), max(self.vb.height(), 1.0)
+        px_x = vw / max(x1 - x0, 1e-9)  # pixels per decade
+        px_y = vh / max(y1 - y0, 1e-9)
+        char_w = _text_px(s, s.annotation_font_pt) * 0.5
+        line_h = _text_px(s, s.annotation_font_pt)
+        # ridge intensities along the bottom, stacked where they would overlap
+        ridges = sorted(((c.chip_id, r) for c in g.chips for r in c.ridges), key=lambda t: t[1].x)
+        widths = [(len(r.label) + 1.5) * char_w / px_x for _, r in ridges]
         rows = pd.stack_rows([r.x for _, r in ridges], widths)
         for (cid, r), row in zip(ridges, rows):
             lab = self.ridge_labels[(cid, r.key)]
             lab.setPos(r.x, y0)
-            lab.setAnchor((0.5, 1.1 + 1.05 * row))
-        # region names at the top of each visible band
-        for reg in g.regions:
-            a, b = max(reg.x0, x0), min(reg.x1, x1)
-            lab = self.region_labels[reg.kind]
-            wide = (b - a) * px_per_dec > 70
-            lab.setVisible(self.style.show_region_labels and b > a and wide)
-            if b > a:
-                lab.setText({"red": "bandwidth-bound", "yellow": "mixed",
-                             "green": "compute-bound"}[reg.kind])
-                lab.setPos((a + b) / 2, y1)
+            lab.setAnchor((0.5, 1.05 + 1.0 * row))
+        # compute-roof labels at the right edge, just above their roofs, spread apart
+        roofs = [(c.chip_id, r) for c in g.chips for r in c.roofs if r.label]
+        ys_px = [(r.y[0] - y0) * px_y for _, r in roofs]
+        spread = pd.spread_1d(ys_px, line_h * 1.02)
+        for (cid, r), y_px in zip(roofs, spread):
+            lab = self.roof_labels[(cid, r.key)]
+            lab.setPos(x1 - 4 / px_x, y0 + y_px / px_y)
+            lab.setAnchor((1.0, 1.0))
+            lab.setVisible(bool(r.x[0] < x1 - (len(r.label) * char_w + 12) / px_x))
+        # legend in the emptiest corner, then region names clear of it
+        self._place_legend()
+        self._layout_region_labels(x0, x1, y1, px_x)
+
+    def _layout_region_labels(self, x0, x1, y1, px_x) -> None:
+        g = self.geometry
+        s = self.style
+        names = pd.REGION_SHORT
+        char_w = _text_px(s, s.annotation_font_pt) * 0.5
+        legend_rect = self.legend.sceneBoundingRect() if self.legend.isVisible() else None
+        for kind, lab in self.region_labels.items():
+            reg = next((r for r in g.regions if r.kind == kind), None)
+            visible = reg is not None and s.show_region_labels
+            if visible:
+                a, b = max(reg.x0, x0), min(reg.x1, x1)
+                need = (len(names[kind]) * char_w + 16) / px_x
+                visible = b - a > need
+            if visible:
+                self._set_text(("regionlabel", kind), lab, names[kind])
+                if kind == "red":  # hug the edge where bandwidth stops binding
+                    lab.setPos(b - 6 / px_x, y1)
+                    lab.setAnchor((1.0, -0.15))
+                elif kind == "green":
+                    lab.setPos(a + 6 / px_x, y1)
+                    lab.setAnchor((0.0, -0.15))
+                else:
+                    lab.setPos((a + b) / 2, y1)
+                    lab.setAnchor((0.5, -0.15))
+                lab.setVisible(True)
+                if legend_rect is not None and lab.sceneBoundingRect().intersects(legend_rect):
+                    visible = False
+            lab.setVisible(visible)
+
+    def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        g = self.geometry
+        if g is None:
+            return np.empty(0), np.empty(0)
+        xs, ys = [], []
+        x0, x1, y0, y1 = self.view_range()
+        step = (x1 - x0) / 150.0
+        for c in g.chips:
+            for r in c.roofs:
+                dx, dy = pd.densify(r.x.clip(x0 - 1, x1 + 1), r.y, step)
+                xs.append(dx)
+                ys.append(dy)
+        xs.append(np.array([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x]))
+        ys.append(np.array([p.y for p in g.points] + [p.y for p in g.points if p.net_x]))
+        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
+        tx, ty = [sx], [sy]
+        for item in list(self.op_labels.values()) + [
+                lab for lab in self.roof_labels.values() if lab.isVisible()]:
+            r = item.sceneBoundingRect()
+            tx.append(np.array([r.left(), r.center().x(), r.right()] * 2))
+            ty.append(np.array([r.top()] * 3 + [r.bottom()] * 3))
+        return np.concatenate(tx), np.concatenate(ty)
 
     # -- hover -----------------------------------------------------------------
     def _readout_text(self, x_log: float, y_log: float) -> str:
@@ -544,7 +756,7 @@ class RooflinePlot(_LogPlot):
                 f"{pd.tick_label_exact(y_log, 'si')}FLOP/s")
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
-        for item in self.points.values():
+        for item in list(self.points.values()) + list(self.net_points.values()):
             hits = self._scatter_hit(item, scene_pos)
             if hits:
                 return "<br><hr>".join(h.data() for h in hits)
@@ -557,8 +769,7 @@ class RooflinePlot(_LogPlot):
             return None
         for c in g.chips:
             for r in c.roofs:
-                item = self.roof_curves[c.chip_id][r.key]
-                if self._curve_hit(item, scene_pos):
+                if self._curve_hit(self.roof_curves[c.chip_id][r.key], scene_pos):
                     return r.tooltip
         return None
 
@@ -571,12 +782,12 @@ class SweepPlot(_LogPlot):
     """Attainable FLOP/s (or time per op) against a swept dimension; one curve per op × chip.
 
     Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]``,
-    ``crit_labels[key]``, ``geometry``.
+    ``crit_guides[key]``, ``crit_labels[key]``, ``legend``, ``geometry``.
     """
 
     def __init__(self, parent=None, style: PlotStyle | None = None):
         super().__init__(parent, style, "plain", "si")
-        self._x_title = "B (swept)"
+        self._x_title = "B (batch, tokens)"
         self._y_title = "Attainable performance (FLOP/s)"
         self.geometry: pd.SweepGeometry | None = None
         self.curves: dict[tuple[int, str, str], pg.PlotDataItem] = {}
@@ -584,89 +795,79 @@ class SweepPlot(_LogPlot):
         self.crit_guides: dict[tuple[int, str, str], pg.PlotDataItem] = {}
         self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
         self._colours: dict[str, int] = {}
-        self._mode = "flops"
         self._apply_base_style()
 
     def update_from(self, scenario, curves) -> None:
+        """Show sweep curves; the view refits when the swept dimension or y quantity changes."""
         g = pd.sweep_geometry(scenario, curves, self._colours, n_colours=len(self.style.palette))
-        self._colours = dict(g.colours)
-        mode_changed = self.geometry is not None and g.y_kind != self.geometry.y_kind
-        dim_changed = self.geometry is not None and g.x_title != self.geometry.x_title
+        self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
+            or self._colours
+        old = self.geometry
+        refit = old is None or g.y_kind != old.y_kind or g.dim != old.dim
         self.geometry = g
         self._fit = g.fit
         self._y_axis.set_kind(g.y_kind)
-        self._set_titles(g.x_title, g.y_title)
+        if (g.x_title, g.y_title) != (self._x_title, self._y_title):
+            self._set_titles(g.x_title, g.y_title)
         live = {ln.key for ln in g.lines}
         for k in list(self.curves):
             if k not in live:
-                self.removeItem(self.curves.pop(k))
-                self.removeItem(self.crit_markers.pop(k))
-                self.removeItem(self.crit_guides.pop(k))
-                self.removeItem(self.crit_labels.pop(k))
+                self._drop(self.curves, k, ("curve",))
+                self._drop(self.crit_markers, k, ("crit",))
+                self._drop(self.crit_guides, k, ("critguide",))
+                self._drop(self.crit_labels, k, ("critlabel",))
         for ln in g.lines:
-            item = self.curves.get(ln.key)
-            if item is None:
-                item = pg.PlotDataItem(antialias=True)
-                self.addItem(item)
-                self.curves[ln.key] = item
-                m = pg.ScatterPlotItem(antialias=True)
-                m.setZValue(10)
-                self.addItem(m)
-                self.crit_markers[ln.key] = m
-                gd = pg.PlotDataItem(antialias=True)
-                gd.setZValue(-20)
-                self.addItem(gd, ignoreBounds=True)
-                self.crit_guides[ln.key] = gd
-                lab = pg.TextItem("", anchor=(0.5, 1.0))
-                lab.setZValue(20)
-                self.addItem(lab, ignoreBounds=True)
-                self.crit_labels[ln.key] = lab
-            item.setData(ln.x, ln.y)
-            m = self.crit_markers[ln.key]
-            gd = self.crit_guides[ln.key]
-            lab = self.crit_labels[ln.key]
+            k = ln.key
+            if k not in self.curves:
+                self.curves[k] = self._new_curve(0)
+                self.crit_markers[k] = self._new_scatter(10)
+                self.crit_guides[k] = self._new_curve(-20, bounds=False)
+                self.crit_labels[k] = self._new_text(20)
+            self._set_curve(("curve",) + k, self.curves[k], ln.x, ln.y)
             has = ln.crit_x is not None
             if has:
-                m.setData(x=[ln.crit_x], y=[ln.crit_y], data=[ln.label + "<br>" + ln.crit_label])
-                gd.setData([ln.crit_x, ln.crit_x], [ln.crit_y, -pd.LOG_INF])
-                lab.setText(ln.crit_label)
-            else:
-                m.setData(x=[], y=[])
-                gd.setData([], [])
-            m.setVisible(has)
-            gd.setVisible(has)
-            lab.setVisible(has)
+                self._set_spots(("crit",) + k, self.crit_markers[k], [ln.crit_x], [ln.crit_y],
+                                [ln.tooltip])
+                self._set_curve(("critguide",) + k, self.crit_guides[k], [ln.crit_x, ln.crit_x],
+                                [ln.crit_y, -pd.LOG_INF])
+                self._set_text(("critlabel",) + k, self.crit_labels[k], ln.crit_label)
+            for item in (self.crit_markers[k], self.crit_guides[k], self.crit_labels[k]):
+                item.setVisible(has)
         self._restyle_items()
         self._rebuild_legend()
-        if (not self._has_view or mode_changed or dim_changed) and g.lines:
+        if refit and g.lines:
             self.fit()
         self._layout_annotations()
+        self._relayout.start()
 
     def _restyle_items(self) -> None:
         s = self.style
         g = self.geometry
         if g is None:
             return
+        face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
         for ln in g.lines:
             col = s.colour(ln.colour)
+            if not self._changed(("style", "curve") + ln.key, (id(s), col, ln.dash)):
+                continue
             self.curves[ln.key].setPen(_pen(col, s.curve_width, ln.dash))
             m = self.crit_markers[ln.key]
             m.setSymbol("o")
-            m.setSize(s.ridge_size * 1.2)
-            m.setPen(_pen(col, s.marker_outline * 1.3))
-            m.setBrush(pg.mkBrush(_qcolor(s.background if s.background != "transparent"
-                                          else "#FFFFFF")))
-            self.crit_guides[ln.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.7))
+            m.setSize(s.ridge_size * 1.3)
+            m.setPen(_pen(col, s.marker_outline * 1.5))
+            m.setBrush(pg.mkBrush(face))
+            self.crit_guides[ln.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
             lab = self.crit_labels[ln.key]
             lab.setColor(_qcolor(col))
             lab.setFont(_font(s, s.annotation_font_pt, bold=True))
+            lab.fill = _halo(s)
 
     def _rebuild_legend(self) -> None:
         g = self.geometry
         s = self.style
         if g is None:
             return
-        sig = (tuple((ln.key, ln.legend, ln.colour, ln.dash) for ln in g.lines), s)
+        sig = (tuple((ln.key, ln.legend, ln.colour, ln.dash) for ln in g.lines), id(s))
         if sig == self._legend_signature:
             return
         self._legend_signature = sig
@@ -676,18 +877,28 @@ class SweepPlot(_LogPlot):
 
     def _layout_annotations(self) -> None:
         g = self.geometry
-        if g is None:
-            return
-        x0, x1, y0, y1 = self.view_range()
-        lines = sorted((ln for ln in g.lines if ln.crit_x is not None), key=lambda ln: ln.crit_x)
-        px_per_dec = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
-        char_w = self.style.annotation_font_pt * 0.75
-        widths = [(len(ln.crit_label) + 1) * char_w / px_per_dec for ln in lines]
-        rows = pd.stack_rows([ln.crit_x for ln in lines], widths)
-        for ln, row in zip(lines, rows):
-            lab = self.crit_labels[ln.key]
-            lab.setPos(ln.crit_x, y0)
-            lab.setAnchor((0.5, 1.1 + 1.05 * row))
+        if g is not None:
+            s = self.style
+            x0, x1, y0, y1 = self.view_range()
+            px_x = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
+            char_w = _text_px(s, s.annotation_font_pt) * 0.5
+            lines = sorted((ln for ln in g.lines if ln.crit_x is not None),
+                           key=lambda ln: ln.crit_x)
+            widths = [(len(ln.crit_label) + 1.5) * char_w / px_x for ln in lines]
+            rows = pd.stack_rows([ln.crit_x for ln in lines], widths)
+            for ln, row in zip(lines, rows):
+                lab = self.crit_labels[ln.key]
+                lab.setPos(ln.crit_x, y0)
+                lab.setAnchor((0.5, 1.05 + 1.0 * row))
+        self._place_legend()
+
+    def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        g = self.geometry
+        if g is None or not g.lines:
+            return np.empty(0), np.empty(0)
+        xs = np.concatenate([ln.x[::4] for ln in g.lines])
+        ys = np.concatenate([ln.y[::4] for ln in g.lines])
+        return self._to_scene(xs, ys)
 
     def _readout_text(self, x_log: float, y_log: float) -> str:
         g = self.geometry

@@ -57,8 +57,9 @@ class PlotStyle:
     marker_edge: str = "#FFFFFF"
     legend_background: str = "#FFFFFFDD"
     legend_border: str = "#00000022"
-    #: "top-left", "top-right", "bottom-left", "bottom-right"
-    legend_position: str = "top-left"
+    #: "auto" (the corner of the axes covering the least data, top-left first),
+    #: or "top-left", "top-right", "bottom-left", "bottom-right"
+    legend_position: str = "auto"
     legend_padding: float = 8.0
     show_readout: bool = True
     show_region_labels: bool = True

@@ -43,6 +43,9 @@ REGION_LABELS = {
     "yellow": "bandwidth-bound under some roofs",
     "green": "compute-bound under every roof",
 }
+#: Short names drawn inside the bands.
+REGION_SHORT = {"red": "bandwidth-bound on all roofs", "yellow": "bound on some",
+                "green": "compute-bound on all"}
 #: Line styles per op in the sweep plot, cycled.
 OP_DASHES = ("solid", "dash", "dot", "dashdot", "dashdotdot")
 
@@ -216,6 +219,68 @@ def stack_rows(xs: Sequence[float], widths: Sequence[float], gap: float = 0.0) -
     return rows
 
 
+def spread_1d(positions: Sequence[float], size: float) -> list[float]:
+    """Move 1-D label positions apart so neighbours are at least ``size`` apart,
+    each moving as little as possible (order kept; input order kept in the output)."""
+    n = len(positions)
+    if n == 0:
+        return []
+    order = sorted(range(n), key=lambda i: positions[i])
+    # clusters of labels that must sit shoulder to shoulder, centred on their mean
+    clusters: list[list[int]] = []
+    starts: list[float] = []
+    for i in order:
+        clusters.append([i])
+        starts.append(positions[i])
+        while len(clusters) > 1:
+            a, b = clusters[-2], clusters[-1]
+            if starts[-2] + len(a) * size <= starts[-1]:
+                break
+            merged = a + b
+            mean = sum(positions[j] for j in merged) / len(merged)
+            clusters[-2:] = [merged]
+            starts[-2:] = [mean - (len(merged) - 1) * size / 2]
+    out = [0.0] * n
+    for cl, st in zip(clusters, starts):
+        for k, i in enumerate(cl):
+            out[i] = st + k * size
+    return out
+
+
+def least_covered(rects: Sequence[tuple[float, float, float, float]], xs, ys,
+                  margin: float = 0.0) -> int:
+    """Index of the rectangle ``(left, top, width, height)`` holding the fewest points.
+
+    Ties go to the earliest rectangle, so callers list their preference first.
+    """
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    best, best_n = 0, None
+    for i, (l, t, w, h) in enumerate(rects):
+        n = int(np.count_nonzero((x >= l - margin) & (x <= l + w + margin)
+                                 & (y >= t - margin) & (y <= t + h + margin)))
+        if best_n is None or n < best_n:
+            best, best_n = i, n
+    return best
+
+
+def densify(x: np.ndarray, y: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points every ``step`` along a polyline (same units as x and y)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.size < 2:
+        return x, y
+    xs, ys = [], []
+    for i in range(x.size - 1):
+        n = int(min(max(1, math.ceil(math.hypot(x[i + 1] - x[i], y[i + 1] - y[i]) / step)), 2000))
+        t = np.linspace(0.0, 1.0, n, endpoint=False)
+        xs.append(x[i] + t * (x[i + 1] - x[i]))
+        ys.append(y[i] + t * (y[i + 1] - y[i]))
+    xs.append(x[-1:])
+    ys.append(y[-1:])
+    return np.concatenate(xs), np.concatenate(ys)
+
+
 def nice_range(lo: float, hi: float, pad: float = 0.15, step: float = 0.5,
                min_span: float = 1.0) -> tuple[float, float]:
     """Pad a log10 interval and snap its ends outwards to multiples of ``step`` decades."""
@@ -245,6 +310,7 @@ class Roof:
     peak: float  # FLOP/s (the highest peak the slant reaches, for slants)
     bandwidth: float | None  # bytes/s for slants
     tooltip: str
+    label: str = ""  # short text drawn on the roof ("bf16 197 TFLOP/s"), compute roofs only
 
 
 @dataclass(frozen=True)
@@ -284,6 +350,9 @@ class Point:
     symbol: str
     colour: int
     tooltip: str
+    #: log10 FLOPs per *link* byte when the op sends anything over a link: where
+    #: the op sits against the (dashed) link roof, drawn as a hollow twin marker.
+    net_x: float | None = None
 
     @property
     def key(self) -> tuple[int, str, str]:
@@ -332,6 +401,11 @@ def _fmt_intensity(v: float) -> str:
     if v >= 100:
         return format_number(round(v))
     return f"{v:.3g}"
+
+
+def _roof_label(desc: str, peak: float) -> str:
+    what = desc.replace(" matrix", "").split(",")[0]
+    return f"{what} {format_si(peak, 'FLOP/s')}"
 
 
 def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] | None = None,
@@ -391,12 +465,14 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
         if not (x > 0 and y > 0 and math.isfinite(x) and math.isfinite(y)):
             continue
         bound = BOUNDS[int(r.bound_code)]
+        ni = float(r.net_intensity)
+        net_x = math.log10(ni) if float(r.net_bytes) > 0 and 0 < ni < math.inf else None
         points.append(Point(e.op_index, e.phase, e.chip_id, e.label, math.log10(x), math.log10(y),
                             bound, BOUND_SYMBOLS[bound], colours.get(e.chip_id, 0),
-                            point_tooltip(e)))
+                            point_tooltip(e), net_x))
 
     # Extent of interest, for the fit and the roof polylines.
-    xs: list[float] = [p.x for p in points]
+    xs: list[float] = [p.x for p in points] + [p.net_x for p in points if p.net_x is not None]
     ys: list[float] = [p.y for p in points]
     ridge_list: list[tuple[str, str, float, float, str, str]] = []
     for c in chips:
@@ -444,7 +520,7 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
             roofs.append(Roof(c.id, k, "compute", np.array([min(rx, xb), xb]),
                               np.array([math.log10(pv)] * 2), pv, None,
                               f"<b>{label}</b><br>compute roof: {format_si(pv, 'FLOP/s')} "
-                              f"({desc})"))
+                              f"({desc})", _roof_label(desc, pv)))
         bw = hbm[c.id]
         rtop = math.log10(top_peak / bw)
         roofs.append(Roof(c.id, "hbm", "hbm", np.array([xa, max(rtop, xa)]),

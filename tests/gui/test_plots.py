@@ -1,0 +1,320 @@
+"""The roofline and sweep widgets, driven through their public API (offscreen)."""
+
+import math
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui
+
+from roofgui.gui.plots import RooflinePlot, SweepPlot
+from roofgui.gui.style import SCREEN_DARK, SCREEN_LIGHT, SLIDE, PlotStyle, screen_style
+from roofgui.model.catalog import Catalog
+from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
+                                    sweep_scenario)
+
+L = math.log10
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return Catalog.load(False)
+
+
+def two_chip():
+    return Scenario(chips=["tpu-v5e", "h100-sxm"],
+                    ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {})])
+
+
+def data_of(item):
+    x, y = item.getData() if hasattr(item, "getData") else (None, None)
+    return np.asarray(x), np.asarray(y)
+
+
+def scatter_xy(item):
+    return list(zip(item.data["x"], item.data["y"]))
+
+
+@pytest.fixture
+def roof(qtbot):
+    w = RooflinePlot()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    return w
+
+
+def test_two_chips_roofs_and_points_at_model_coordinates(roof, cat):
+    sc = two_chip()
+    ev = evaluate_scenario(sc, cat)
+    roof.update_from(sc, ev)
+    assert set(roof.roof_curves) == {"tpu-v5e", "h100-sxm"}
+    for cid in roof.roof_curves:
+        assert {"hbm", "compute:bf16"} <= set(roof.roof_curves[cid])
+    x, y = data_of(roof.roof_curves["tpu-v5e"]["compute:bf16"])
+    assert np.allclose(y, L(1.97e14))
+    x, y = data_of(roof.roof_curves["tpu-v5e"]["hbm"])
+    assert np.allclose(y - x, L(8.2e11))
+    assert len(roof.points) == 2
+    for e in ev.entries:
+        item = roof.points[(e.op_index, e.phase, e.chip_id)]
+        (px, py), = scatter_xy(item)
+        assert px == pytest.approx(L(float(e.analysis.result.intensity)))
+        assert py == pytest.approx(L(float(e.analysis.result.attainable_flops)))
+    # marker shape shows the bound
+    assert roof.points[(0, "", "tpu-v5e")].opts["symbol"] == "o"  # compute-bound at B=256
+    assert roof.points[(0, "", "h100-sxm")].opts["symbol"] == "s"  # memory-bound there
+    # legend names each chip (with what-ifs) and the marker shapes
+    names = [lab.text for _, lab in roof.legend.items]
+    assert "Google TPU v5e" in names and any("H100" in n for n in names)
+    assert "compute-bound" in names and "memory-bound" in names
+    # regions: two chips with different ridges: red, yellow and green are shown
+    assert all(roof.region_items[k].isVisible() for k in ("red", "yellow", "green"))
+    lo, hi = roof.region_items["yellow"].getRegion()
+    assert lo == pytest.approx(L(1.97e14 / 8.2e11))
+
+
+def test_editing_dims_moves_the_same_point(roof, cat):
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    item = roof.points[(0, "", "tpu-v5e")]
+    hbm = roof.roof_curves["tpu-v5e"]["hbm"]
+    (x_before, _), = scatter_xy(item)
+    sc.ops[0].dims["B"] = 32
+    ev = evaluate_scenario(sc, cat)
+    roof.update_from(sc, ev)
+    assert roof.points[(0, "", "tpu-v5e")] is item
+    assert roof.roof_curves["tpu-v5e"]["hbm"] is hbm
+    (x_after, y_after), = scatter_xy(item)
+    e = next(e for e in ev.entries if e.chip_id == "tpu-v5e")
+    assert x_after < x_before
+    assert x_after == pytest.approx(L(float(e.analysis.result.intensity)))
+    assert y_after == pytest.approx(L(float(e.analysis.result.attainable_flops)))
+    assert item.opts["symbol"] == "s"  # now memory-bound
+
+
+def test_adding_and_removing_a_chip(roof, cat):
+    sc = Scenario(chips=["tpu-v5e"], ops=two_chip().ops)
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert set(roof.roof_curves) == {"tpu-v5e"}
+    assert not roof.region_items["yellow"].isVisible()
+    green_one = roof.region_items["green"].getRegion()[0]
+    n_items = len(roof.getPlotItem().items)
+
+    sc.chips.append("h100-sxm")
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert set(roof.roof_curves) == {"tpu-v5e", "h100-sxm"}
+    assert roof.region_items["yellow"].isVisible()
+    assert roof.region_items["green"].getRegion()[0] > green_one
+    assert len(roof.getPlotItem().items) > n_items
+    h100_items = list(roof.roof_curves["h100-sxm"].values()) + [roof.points[(0, "", "h100-sxm")]]
+
+    sc.chips.remove("h100-sxm")
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert set(roof.roof_curves) == {"tpu-v5e"}
+    assert (0, "", "h100-sxm") not in roof.points
+    assert not roof.region_items["yellow"].isVisible()
+    assert roof.region_items["green"].getRegion()[0] == pytest.approx(green_one)
+    for it in h100_items:
+        assert it not in roof.getPlotItem().items
+    assert len(roof.getPlotItem().items) == n_items
+    assert not any("H100" in lab.text for _, lab in roof.legend.items)
+
+
+def test_link_roof_for_a_sharded_op_is_dashed(roof, cat):
+    sc = Scenario(chips=["tpu-v5e"], ops=[OpSpec("mm", "matmul", {"B": 512}, {},
+                                                 ShardSpec("D", 2, "ici"))])
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    link = roof.roof_curves["tpu-v5e"]["link:ici"]
+    assert link.opts["pen"].style() == QtCore.Qt.PenStyle.DashLine
+    assert roof.roof_curves["tpu-v5e"]["hbm"].opts["pen"].style() == QtCore.Qt.PenStyle.SolidLine
+    x, y = data_of(link)
+    assert np.allclose(y - x, L(4.5e10))
+    # sharding off: the link roof goes
+    sc.ops[0].shard = None
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert "link:ici" not in roof.roof_curves["tpu-v5e"]
+    assert link not in roof.getPlotItem().items
+
+
+def test_view_is_kept_across_edits_and_reset_by_fit(roof, cat, qtbot):
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    fitted = roof.view_range()
+    x0, x1, y0, y1 = roof.geometry.fit
+    assert fitted == pytest.approx([x0, x1, y0, y1], abs=1e-6)
+    seen = []
+    roof.viewChangedByUser.connect(seen.append)
+    # a user zoom, through the view box as the mouse wheel does
+    roof.vb.scaleBy((0.5, 0.5))
+    roof.vb.sigRangeChangedManually.emit([True, True])
+    zoomed = roof.view_range()
+    assert zoomed[1] - zoomed[0] == pytest.approx((x1 - x0) / 2)
+    assert seen and seen[-1] == pytest.approx(zoomed)
+    sc.ops[0].dims["B"] = 4096
+    sc.chips.append("mi300x")
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert roof.view_range() == pytest.approx(zoomed)
+    roof.fit()
+    assert roof.view_range() == pytest.approx(list(roof.geometry.fit), abs=1e-6)
+    roof.set_view([0, 3, 13, 16])
+    assert roof.view_range() == pytest.approx([0, 3, 13, 16])
+
+
+def test_wheel_zoom_emits_view_changed(roof, cat, qtbot):
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    before = roof.view_range()
+    with qtbot.waitSignal(roof.viewChangedByUser, timeout=2000) as blocker:
+        c = roof.vb.mapViewToScene(roof.vb.viewRect().center())
+        pos = roof.mapFromScene(c)
+        ev = QtGui.QWheelEvent(QtCore.QPointF(pos), QtCore.QPointF(roof.mapToGlobal(pos)),
+                               QtCore.QPoint(0, 0), QtCore.QPoint(0, 120),
+                               QtCore.Qt.MouseButton.NoButton, QtCore.Qt.KeyboardModifier.NoModifier,
+                               QtCore.Qt.ScrollPhase.NoScrollPhase, False)
+        QtCore.QCoreApplication.sendEvent(roof.viewport(), ev)
+    after = blocker.args[0]
+    assert after[1] - after[0] < before[1] - before[0]
+
+
+def test_first_update_uses_the_scenarios_saved_view(roof, cat):
+    sc = two_chip()
+    sc.view.roofline = [0.5, 3.5, 12.5, 15.5]
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert roof.view_range() == pytest.approx([0.5, 3.5, 12.5, 15.5])
+
+
+def test_tooltips_on_points_and_roofs(roof, cat):
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.set_view([0, 4, 12, 16])
+    (px, py), = scatter_xy(roof.points[(0, "", "h100-sxm")])
+    tip = roof.tooltip_at(px, py)
+    assert tip and "matmul" in tip and "H100" in tip and "memory-bound" in tip
+    assert "T_math" in tip and "FLOP/byte" in tip
+    # on the TPU's HBM slant, well left of any point
+    tip = roof.tooltip_at(1.0, 1.0 + L(8.2e11))
+    assert tip and "HBM roof" in tip and "TPU v5e" in tip
+    # the compute roof
+    tip = roof.tooltip_at(3.5, L(1.97e14))
+    assert tip and "compute roof" in tip and "197 TFLOP/s" in tip
+    # empty space
+    assert roof.tooltip_at(0.5, 15.8) is None
+    # readout
+    roof._update_readout(L(240), L(1.97e14))
+    assert "240" in roof.readout.text and "197 TFLOP/s" in roof.readout.text
+
+
+def test_styles_apply_and_scale(roof, cat):
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    w_screen = roof.roof_curves["tpu-v5e"]["hbm"].opts["pen"].widthF()
+    roof.set_style(SLIDE)
+    w_slide = roof.roof_curves["tpu-v5e"]["hbm"].opts["pen"].widthF()
+    assert w_slide == pytest.approx(SLIDE.roof_width) and w_slide > w_screen
+    roof.set_style(SLIDE.scaled(2))
+    assert roof.roof_curves["tpu-v5e"]["hbm"].opts["pen"].widthF() == pytest.approx(2 * SLIDE.roof_width)
+    assert roof.points[(0, "", "tpu-v5e")].opts["size"] == pytest.approx(2 * SLIDE.marker_size)
+    s2 = SLIDE.scaled(2)
+    assert s2.tick_font_pt == 2 * SLIDE.tick_font_pt and s2.palette == SLIDE.palette
+    assert screen_style(True) is SCREEN_DARK and screen_style(False) is SCREEN_LIGHT
+    with pytest.raises(ValueError):
+        SLIDE.scaled(0)
+
+
+def _pixels(img: QtGui.QImage) -> np.ndarray:
+    img = img.convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
+    a = np.frombuffer(img.constBits(), np.uint8, img.sizeInBytes())
+    return a.reshape(img.height(), img.bytesPerLine() // 4, 4)[:, :img.width(), :3].astype(int)
+
+
+@pytest.mark.parametrize("style", [SCREEN_LIGHT, SCREEN_DARK, SLIDE])
+def test_renders_with_region_colours_where_the_regions_are(qtbot, cat, style):
+    w = RooflinePlot(style=style)
+    qtbot.addWidget(w)
+    w.resize(1200, 700)
+    w.show()
+    sc = two_chip()
+    w.update_from(sc, evaluate_scenario(sc, cat))
+    img = w.grab().toImage()
+    assert (img.width(), img.height()) == (1200, 700) or img.width() >= 1200
+    px = _pixels(img)
+    bg = np.array(QtGui.QColor(style.background).getRgb()[:3])
+    assert (np.abs(px - bg).sum(axis=2) > 30).mean() > 0.02  # not blank
+    # sample the middle of the red and green bands, low in the plot where nothing else is
+    x0, x1, y0, y1 = w.view_range()
+    red_x = (x0 + w.geometry.regions[0].x1) / 2
+    green_x = (w.geometry.regions[-1].x0 + x1) / 2
+    for xv, kind in ((red_x, "red"), (green_x, "green")):
+        sp = w.vb.mapViewToScene(QtCore.QPointF(xv, y0 + 0.45 * (y1 - y0)))
+        r, g, b = px[int(sp.y()), int(sp.x())]
+        if kind == "red":
+            assert r > g + 4 and r > b + 4, (r, g, b)
+        else:
+            assert g > r + 4 and g > b, (r, g, b)
+
+
+def test_dark_style_background(qtbot, cat):
+    w = RooflinePlot(style=SCREEN_DARK)
+    qtbot.addWidget(w)
+    w.resize(400, 300)
+    sc = two_chip()
+    w.update_from(sc, evaluate_scenario(sc, cat))
+    px = _pixels(w.grab().toImage())
+    assert px[2, 2].sum() < 3 * 60  # dark corner
+    w.set_style(SCREEN_LIGHT)
+    px = _pixels(w.grab().toImage())
+    assert px[2, 2].sum() > 3 * 240
+
+
+# -- sweep ------------------------------------------------------------------------
+
+def test_sweep_two_ops_two_chips_has_four_curves_with_critical_markers(qtbot, cat):
+    w = SweepPlot()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"], ops=[
+        OpSpec("D=F=4096", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"}),
+        OpSpec("D=F=1024", "matmul", {"D": 1024, "F": 1024}, {"w": "int8"})])
+    curves, errors = sweep_scenario(sc, cat)
+    assert not errors
+    w.update_from(sc, curves)
+    assert len(w.curves) == 4
+    assert set(w.curves) == {(i, "", c) for i in (0, 1) for c in ("tpu-v5e", "h100-sxm")}
+    for key, item in w.curves.items():
+        c = next(c for c in curves if (c.op_index, c.phase, c.chip.id) == key)
+        x, y = data_of(item)
+        assert np.allclose(x, np.log10(c.x))
+        assert np.allclose(y, np.log10(c.result.attainable_flops))
+        m = w.crit_markers[key]
+        assert m.isVisible()
+        (mx, my), = scatter_xy(m)
+        assert mx == pytest.approx(L(c.critical))
+        assert w.crit_labels[key].toPlainText().startswith("B* = ")
+    # TPU v5e, int8 weights, D=F=4096: the reference's knee
+    assert w.crit_labels[(0, "", "tpu-v5e")].toPlainText() == "B* = 136"
+    # legend: one entry per curve
+    assert len(w.legend.items) == 4
+    item = w.curves[(0, "", "tpu-v5e")]
+    # remove an op: its two curves go, the others stay the same objects
+    sc.ops.pop()
+    curves, _ = sweep_scenario(sc, cat)
+    w.update_from(sc, curves)
+    assert len(w.curves) == 2 and w.curves[(0, "", "tpu-v5e")] is item
+    assert len(w.legend.items) == 2
+
+
+def test_sweep_time_mode_switches_the_axis(qtbot, cat):
+    w = SweepPlot()
+    qtbot.addWidget(w)
+    w.resize(600, 400)
+    sc = two_chip()
+    sc.sweep.y = "time"
+    curves, _ = sweep_scenario(sc, cat)
+    w.update_from(sc, curves)
+    assert w._y_axis.kind == "time"
+    assert "Time" in w.getPlotItem().getAxis("left").labelText
+    x, y = data_of(w.curves[(0, "", "tpu-v5e")])
+    assert np.allclose(y, np.log10(curves[0].result.t_lower))
+    assert w.view_range()[2] < y.min() and w.view_range()[3] > y.max()
+    tip = w.tooltip_at(x[200], y[200])
+    assert tip and "matmul" in tip

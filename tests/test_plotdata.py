@@ -1,0 +1,321 @@
+"""Plot geometry (pure numpy): regions, roofs, points, ticks, sweep curves and markers."""
+
+import math
+
+import numpy as np
+import pytest
+
+from roofgui.model import plotdata as pd
+from roofgui.model.catalog import Catalog
+from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
+                                    sweep_scenario)
+
+L = math.log10
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return Catalog.load(False)
+
+
+def kinds_at(regions, xs):
+    return [pd.region_at(regions, L(x)) for x in xs]
+
+
+# -- regions --------------------------------------------------------------------
+
+def test_regions_reference_bw1_bw2():
+    # The reference's figure: one peak, two bandwidths BW1 < BW2.  Red: bound under
+    # both; yellow: bound only under the lower bandwidth BW1; green: compute-bound under both.
+    peak, bw1, bw2 = 1.97e14, 8.2e11, 1.64e12
+    ridge1, ridge2 = peak / bw1, peak / bw2  # 240, 120
+    regs = pd.region_intervals([ridge1, ridge2])
+    assert [r.kind for r in regs] == ["red", "yellow", "green"]
+    assert regs[0].x1 == pytest.approx(L(ridge2))
+    assert (regs[1].x0, regs[1].x1) == pytest.approx((L(ridge2), L(ridge1)))
+    assert regs[2].x0 == pytest.approx(L(ridge1))
+    assert kinds_at(regs, [1, 100, 119, 121, 200, 239, 241, 1e4]) == \
+        ["red", "red", "red", "yellow", "yellow", "yellow", "green", "green"]
+
+
+def test_regions_single_roof_red_and_green_only():
+    regs = pd.region_intervals([240.0])
+    assert [r.kind for r in regs] == ["red", "green"]
+    assert kinds_at(regs, [239.9, 240.1]) == ["red", "green"]
+    # the same ridge twice is still one roof's worth of regions
+    assert [r.kind for r in pd.region_intervals([240.0, 240.0])] == ["red", "green"]
+
+
+def test_regions_empty_and_bad_values():
+    assert pd.region_intervals([]) == []
+    assert pd.region_intervals([float("nan"), 0.0, -3.0, None]) == []
+
+
+def test_regions_cover_the_axis_without_gaps():
+    regs = pd.region_intervals([5.0, 300.0, 40.0, 1e4])
+    for a, b in zip(regs, regs[1:]):
+        assert a.x1 == b.x0
+    assert regs[0].x0 <= -50 and regs[-1].x1 >= 50
+
+
+def test_regions_several_chips(cat):
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("mm", "matmul", {"B": 256, "D": 8192, "F": 8192}, {})])
+    ev = evaluate_scenario(sc, cat)
+    g = pd.roofline_geometry(sc, ev)
+    r5 = 1.97e14 / 8.2e11
+    h = next(e for e in ev.entries if e.chip_id == "h100-sxm").analysis.figures
+    rh = h.peak / h.hbm_bandwidth
+    assert rh > r5 * 1.05
+    assert [r.kind for r in g.regions] == ["red", "yellow", "green"]
+    assert g.regions[0].x1 == pytest.approx(L(r5))
+    assert g.regions[2].x0 == pytest.approx(L(rh))
+    # one chip alone: no yellow
+    sc1 = Scenario(chips=["tpu-v5e"], ops=sc.ops)
+    g1 = pd.roofline_geometry(sc1, evaluate_scenario(sc1, cat))
+    assert [r.kind for r in g1.regions] == ["red", "green"]
+    assert g1.regions[1].x0 == pytest.approx(L(r5))
+
+
+def test_regions_include_link_roofs(cat):
+    # D-sharded over 2 TPU v5e: the ICI roof's ridge 1.97e14 / 4.5e10 = 4378 joins the HBM ridge 240
+    sc = Scenario(chips=["tpu-v5e"],
+                  ops=[OpSpec("mm", "matmul", {"B": 256, "D": 8192, "F": 8192}, {},
+                              ShardSpec("D", 2, "ici"))])
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    assert [r.kind for r in g.regions] == ["red", "yellow", "green"]
+    assert g.regions[0].x1 == pytest.approx(L(1.97e14 / 8.2e11))
+    assert g.regions[2].x0 == pytest.approx(L(1.97e14 / 4.5e10))
+    chip = g.chip("tpu-v5e")
+    assert {r.key for r in chip.roofs} == {"compute:bf16", "hbm", "link:ici"}
+    link = next(r for r in chip.roofs if r.key == "link:ici")
+    assert link.bandwidth == 4.5e10
+    assert {r.label for r in chip.ridges} == {"240", "4\u2009378"}
+
+
+# -- roofs and points -------------------------------------------------------------
+
+def test_roofs_points_and_ridges_are_the_models(cat):
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("mm", "matmul", {"B": 256, "D": 8192, "F": 8192}, {}),
+                       OpSpec("dot", "dot", {"N": 1 << 20}, {})])
+    ev = evaluate_scenario(sc, cat)
+    g = pd.roofline_geometry(sc, ev)
+    assert [c.chip_id for c in g.chips] == ["tpu-v5e", "h100-sxm"]
+    assert len(g.points) == len(ev.entries) == 4
+    for e in ev.entries:
+        p = next(p for p in g.points if p.key == (e.op_index, e.phase, e.chip_id))
+        assert p.x == pytest.approx(L(float(e.analysis.result.intensity)))
+        assert p.y == pytest.approx(L(float(e.analysis.result.attainable_flops)))
+        assert p.bound == e.analysis.result.bound
+        assert p.symbol == pd.BOUND_SYMBOLS[p.bound]
+        assert e.op.name in p.tooltip and "FLOP/s" in p.tooltip
+    # the TPU's matmul at B=256 is compute-bound, the dot product memory-bound
+    assert next(p for p in g.points if p.key == (0, "", "tpu-v5e")).bound == "compute"
+    assert next(p for p in g.points if p.key == (1, "", "tpu-v5e")).bound == "memory"
+    tpu = g.chip("tpu-v5e")
+    hbm = next(r for r in tpu.roofs if r.key == "hbm")
+    # slant: log10 FLOP/s = log10 intensity + log10 bandwidth, ending at the top peak's ridge
+    assert np.allclose(hbm.y - hbm.x, L(8.2e11))
+    assert hbm.x[-1] == pytest.approx(L(1.97e14 / 8.2e11))
+    comp = next(r for r in tpu.roofs if r.key == "compute:bf16")
+    assert np.allclose(comp.y, L(1.97e14))
+    assert comp.x[0] == pytest.approx(hbm.x[-1])
+    ridge = next(r for r in tpu.ridges if r.key == "hbm|compute:bf16")
+    assert (ridge.x, ridge.y) == pytest.approx((L(240.24390243902), L(1.97e14)))
+    assert ridge.label == "240"
+
+
+def test_fit_contains_points_and_ridges(cat):
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm", "mi300x"],
+                  ops=[OpSpec("mm", "matmul", {"B": 256, "D": 8192, "F": 8192}, {}),
+                       OpSpec("dot", "dot", {"N": 1 << 20}, {})])
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    x0, x1, y0, y1 = g.fit
+    for p in g.points:
+        assert x0 < p.x < x1 and y0 < p.y < y1
+    for c in g.chips:
+        for r in c.ridges:
+            assert x0 < r.x < x1 and y0 < r.y < y1
+
+
+def test_chip_without_ops_still_gets_its_roofs(cat):
+    sc = Scenario(chips=["tpu-v5e"], ops=[])
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    assert [c.chip_id for c in g.chips] == ["tpu-v5e"]
+    assert {r.key for r in g.chips[0].roofs} == {"compute:bf16", "hbm"}
+    assert g.points == ()
+
+
+def test_what_if_is_in_the_label_and_the_roofs(cat):
+    sc = Scenario(chips=["tpu-v5e"], ops=[OpSpec("mm", "matmul", {}, {})])
+    sc.what_if.hbm = 2.0
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    assert "HBM×2" in g.chips[0].label
+    hbm = next(r for r in g.chips[0].roofs if r.key == "hbm")
+    assert np.allclose(hbm.y - hbm.x, L(1.64e12))
+
+
+def test_op_labels_one_per_op_at_its_highest_point(cat):
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("a", "matmul", {"B": 256}, {}), OpSpec("b", "matmul", {"B": 260}, {})])
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    assert [lab.text for lab in g.labels] == ["a", "b"]
+    for lab in g.labels:
+        assert lab.y == max(p.y for p in g.points if p.op_index == lab.op_index)
+    # close neighbours alternate sides
+    assert {lab.side for lab in g.labels} == {"above", "below"}
+
+
+# -- colours, ticks, layout helpers ----------------------------------------------------
+
+def test_assign_colours_is_sticky():
+    a = pd.assign_colours(["x", "y", "z"])
+    assert a == {"x": 0, "y": 1, "z": 2}
+    b = pd.assign_colours(["x", "z"], a)
+    assert b == {"x": 0, "z": 2}
+    c = pd.assign_colours(["x", "z", "w"], b)
+    assert c == {"x": 0, "z": 2, "w": 1}
+
+
+@pytest.mark.parametrize("v,kind,text", [
+    (14, "si", "100 T"), (15, "si", "1 P"), (12, "si", "1 T"), (11, "si", "100 G"),
+    (-1, "plain", "0.1"), (0, "plain", "1"), (2, "plain", "100"), (3, "plain", "1k"),
+    (4, "plain", "10k"), (6, "plain", "1M"), (math.log10(200), "plain", "200"),
+    (-4, "time", "100 µs"), (-3, "time", "1 ms"), (0, "time", "1 s"),
+])
+def test_tick_labels(v, kind, text):
+    assert pd.tick_label(v, kind) == text
+
+
+def test_log_ticks_decades_and_minors():
+    majors, minors = pd.log_ticks(-0.5, 2.5)
+    assert majors == [0.0, 1.0, 2.0]
+    assert any(m == pytest.approx(L(2)) for m in minors)
+    assert any(m == pytest.approx(L(300)) for m in minors)
+    assert not set(majors) & set(minors)
+    # a wide span thins the decades
+    majors, _ = pd.log_ticks(0, 30, max_major=8)
+    assert len(majors) <= 8 and all(m == int(m) for m in majors)
+    # less than a decade still gets labelled ticks
+    majors, _ = pd.log_ticks(L(120), L(450))
+    assert [round(10 ** m) for m in majors] == [200]
+    assert pd.log_ticks(1, 1) == ([], [])
+
+
+def test_readout_values():
+    assert pd.tick_label_exact(L(241.3), "plain") == "241"
+    assert pd.tick_label_exact(L(1.97e14), "si") + "FLOP/s" == "197 TFLOP/s"
+    assert pd.tick_label_exact(L(3), "si") + "FLOP/s" == "3 FLOP/s"
+    assert pd.tick_label_exact(L(1.74e-4), "time") == "174 µs"
+
+
+def test_stack_rows():
+    assert pd.stack_rows([0, 10, 20], [5, 5, 5]) == [0, 0, 0]
+    assert pd.stack_rows([0, 1, 2], [5, 5, 5]) == [0, 1, 2]
+    assert pd.stack_rows([0, 1, 10], [5, 5, 5]) == [0, 1, 0]
+    assert pd.stack_rows([10, 0, 1], [5, 5, 5]) == [0, 0, 1]  # input order kept
+    assert pd.stack_rows([], []) == []
+
+
+def test_nice_range():
+    assert pd.nice_range(0.1, 2.9, pad=0.15, step=0.5) == (-0.5, 3.5)
+    lo, hi = pd.nice_range(2.0, 2.0, min_span=1.0)
+    assert hi - lo >= 1.0 and lo < 2.0 < hi
+
+
+# -- sweep --------------------------------------------------------------------------
+
+def q3_scenario(stop=16384):
+    """The reference's Question 3: TPU v5e, int8 weights, bf16 compute, D=F=4096 and D=F=1024."""
+    sc = Scenario(chips=["tpu-v5e"], ops=[
+        OpSpec("D=F=4096", "matmul", {"B": 256, "D": 4096, "F": 4096},
+               {"x": "bf16", "w": "int8", "out": "bf16", "compute": "bf16"}),
+        OpSpec("D=F=1024", "matmul", {"B": 256, "D": 1024, "F": 1024},
+               {"x": "bf16", "w": "int8", "out": "bf16", "compute": "bf16"}),
+    ])
+    sc.sweep.stop = stop
+    sc.sweep.points = 2000
+    return sc
+
+
+def reference_q3(B, D, F):
+    """The reference's own code for the figure (exact bytes)."""
+    total_flops = 2 * B * D * F
+    flops_time = total_flops / 1.97e14
+    comms_time = (2 * B * D + D * F + 2 * B * F) / 8.2e11
+    return total_flops / np.maximum(flops_time, comms_time)
+
+
+def knee(D, F, peak=1.97e14, bw=8.2e11):
+    # 2BDF/peak = (2BD + DF + 2BF)/bw  →  B = DF / (2DF·bw/peak − 2D − 2F)
+    return D * F / (2 * D * F * bw / peak - 2 * D - 2 * F)
+
+
+def test_sweep_reproduces_reference_question_3(cat):
+    sc = q3_scenario()
+    curves, errors = sweep_scenario(sc, cat)
+    assert errors == []
+    g = pd.sweep_geometry(sc, curves)
+    assert len(g.lines) == 2
+    big, small = g.lines
+    for line, d in ((big, 4096), (small, 1024)):
+        B = 10 ** line.x
+        assert np.allclose(line.y, np.log10(reference_q3(B, d, d)), atol=1e-9)
+        # plateau at the bf16 peak
+        assert line.y[-1] == pytest.approx(L(1.97e14))
+        # the knee: the critical marker sits where the exact bytes say
+        assert line.critical == pytest.approx(knee(d, d), rel=1e-9)
+        assert line.crit_x == pytest.approx(L(knee(d, d)))
+        assert line.crit_y == pytest.approx(L(1.97e14))
+        assert line.crit_label == f"B* = {round(knee(d, d))}"
+    # larger D=F reaches the peak sooner; D=F=1024 almost doubles the critical batch
+    assert 1.5 < small.critical / big.critical < 2.0
+    assert big.critical == pytest.approx(136.2, abs=0.5)
+    # below the knee both are memory-bound: strictly under the peak
+    assert np.all(big.y[10 ** big.x < 0.9 * big.critical] < L(1.97e14) - 1e-6)
+    # one chip: the ops take the colours, as in the reference's figure
+    assert big.colour != small.colour and big.dash == small.dash == "solid"
+    assert big.legend == "D=F=4096"
+    assert g.x_title.startswith("B") and g.y_kind == "si"
+
+
+def test_sweep_time_mode_and_markers(cat):
+    sc = q3_scenario(stop=1024)
+    sc.sweep.y = "time"
+    curves, _ = sweep_scenario(sc, cat)
+    g = pd.sweep_geometry(sc, curves)
+    assert g.y_kind == "time" and "Time" in g.y_title
+    big = g.lines[0]
+    r = curves[0].result
+    assert np.allclose(big.y, np.log10(r.t_lower))
+    # at the knee the time is T_math = 2·B*·D·F / peak
+    assert big.crit_y == pytest.approx(L(2 * big.critical * 4096 * 4096 / 1.97e14), abs=1e-6)
+
+
+def test_sweep_several_chips_colour_by_chip_dash_by_op(cat):
+    sc = q3_scenario(stop=4096)
+    sc.chips = ["tpu-v5e", "h100-sxm"]
+    curves, _ = sweep_scenario(sc, cat)
+    g = pd.sweep_geometry(sc, curves)
+    assert len(g.lines) == 4
+    by_chip = {}
+    for ln in g.lines:
+        by_chip.setdefault(ln.chip_id, set()).add(ln.colour)
+        assert ln.crit_x is not None
+    assert all(len(v) == 1 for v in by_chip.values())
+    assert by_chip["tpu-v5e"] != by_chip["h100-sxm"]
+    assert {ln.dash for ln in g.lines if ln.chip_id == "tpu-v5e"} == {"solid", "dash"}
+
+
+def test_sweep_marker_hidden_when_critical_outside_range(cat):
+    sc = q3_scenario(stop=64)  # both knees are above 64
+    curves, _ = sweep_scenario(sc, cat)
+    g = pd.sweep_geometry(sc, curves)
+    assert all(ln.critical is not None and ln.crit_x is None for ln in g.lines)
+
+
+@pytest.mark.parametrize("value,text", [(241.3, "B* = 241"), (4377.8, "B* = 4\u2009378"),
+                                        (2.5, "B* = 2.5"), (123456, "B* = 123k")])
+def test_critical_label(value, text):
+    assert pd.critical_label("B", value) == text
