@@ -133,7 +133,7 @@ def format_si(value: float, unit: str = "", digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     if math.isinf(value):
-        return "∞"
+        return "∞" if value > 0 else "−∞"
     if value == 0:
         return f"0 {unit}".strip()
     a = abs(value)
@@ -161,7 +161,7 @@ def format_number(value: float, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     if math.isinf(value):
-        return "∞"
+        return "∞" if value > 0 else "−∞"
     if float(value).is_integer() and abs(value) < 1e15:
         return f"{int(value):,}".replace(",", "\u2009")
     return f"{value:.{digits}g}"
