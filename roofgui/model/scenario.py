@@ -193,6 +193,8 @@ def _parse(data: Any, where: str) -> Scenario:
                  "view", "selected"}, where, "")
     if data.get("format") != FORMAT:
         _fail(where, "format", f"must be {FORMAT!r} (is this a Roofline Explorer scenario?)")
+    if "version" not in data:
+        _fail(where, "version", f"is missing (expected \"version\": {VERSION})")
     version = _expect(data.get("version"), int, where, "version", "a whole number")
     if version > VERSION:
         _fail(where, "version", f"is {version}, newer than this app reads ({VERSION}); update Roofline Explorer")
@@ -278,6 +280,8 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
             _fail(where, f"{p}dims.{dn}", f"{kind} has no dimension {dn!r} (it has {', '.join(k.dim_names())})")
         v = _expect(dv, float, where, f"{p}dims.{dn}", "a number")
         op.dims[dn] = _positive(v, where, f"{p}dims.{dn}")
+        if next(d for d in k.dims if d.name == dn).integer and op.dims[dn] < 1:
+            _fail(where, f"{p}dims.{dn}", f"must be at least 1 (got {op.dims[dn]:g})")
     dts = _expect(od.get("dtypes", {}), dict, where, p + "dtypes", "an object")
     from .dtypes import get_dtype
     for role, name in dts.items():
@@ -309,7 +313,13 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
     return op
 
 
-def _clean_params(params: dict, where: str, p: str) -> dict:
+#: How deeply op parameters may nest (objects within objects).
+MAX_PARAMS_DEPTH = 8
+
+
+def _clean_params(params: dict, where: str, p: str, depth: int = 0) -> dict:
+    if depth > MAX_PARAMS_DEPTH:
+        _fail(where, p, f"is nested more than {MAX_PARAMS_DEPTH} levels deep")
     out: dict[str, Any] = {}
     for key, v in params.items():
         if isinstance(v, bool) or isinstance(v, str) or v is None:
@@ -319,7 +329,7 @@ def _clean_params(params: dict, where: str, p: str) -> dict:
                 _fail(where, f"{p}.{key}", "must be finite")
             out[key] = v
         elif isinstance(v, dict):
-            out[key] = _clean_params(v, where, f"{p}.{key}")
+            out[key] = _clean_params(v, where, f"{p}.{key}", depth + 1)
         else:
             _fail(where, f"{p}.{key}", f"must be a number, string, true/false or object, not {_tn(v)}")
     return out
