@@ -1,0 +1,189 @@
+"""Part 2 — edit to pixels: type into a dimension field until the plot has repainted.
+
+The app: ``MainWindow`` at 1280×800 (offscreen), the busy scenario (8 chips,
+4 ops, one sharded, a 2,000-point sweep of B).  An edit is what typing does:
+``setText`` on the dimension's ``QuantityEdit`` and its ``textEdited`` signal;
+the window then evaluates through the model (zero-delay coalescing timer),
+updates the plot items and repaints.  Timed from just before ``setText`` to
+the end of the event-loop pass in which the plot's viewport finished its
+last paint (see :mod:`_paint`).
+
+Two views, each against its own baseline:
+
+* ``roofline``: the Roofline tab, editing B of the selected op (its points move);
+* ``sweep``: the Sweep tab (32 curves × 2,000 points), editing D (with B swept,
+  D is what moves the curves).
+
+The baseline (:mod:`bench_edit_baseline`) is a bare ``pg.PlotWidget`` the size
+of the app's plot widget, holding a copy of every data item of the app's
+visible plot — same arrays, pens, symbols, antialiasing and view range — that
+gets new y values via ``setData`` each edit.  App and baseline are separate
+top-level windows in the same process, edited alternately (one app edit, one
+baseline edit, ...), so that machine noise hits both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import _common  # noqa: F401
+from _common import WINDOW_SIZE, emit, write_busy_scenario
+
+import numpy as np
+
+
+def _pen_dict(pen):
+    if pen is None:
+        return None
+    c = pen.color()
+    return {"rgba": [c.red(), c.green(), c.blue(), c.alpha()], "width": pen.widthF(),
+            "cosmetic": pen.isCosmetic(), "style": int(pen.style().value),
+            "cap": int(pen.capStyle().value), "join": int(pen.joinStyle().value)}
+
+
+def mirror_spec(plot) -> list[dict]:
+    """Every visible data item (curve or scatter) of a PlotWidget: kind, arrays and look."""
+    import pyqtgraph as pg
+    from PySide6 import QtGui
+
+    spec = []
+    for item in plot.getPlotItem().items:
+        if not item.isVisible():
+            continue
+        if isinstance(item, pg.PlotDataItem):
+            x, y = item.getData()
+            if x is None or len(x) == 0:
+                continue
+            pen = item.opts.get("pen")
+            pen = pen if isinstance(pen, QtGui.QPen) else pg.mkPen(pen)
+            spec.append({"kind": "line", "n": len(x), "x": np.array(x), "y": np.array(y),
+                         "pen": _pen_dict(pen), "antialias": bool(item.opts.get("antialias", False))})
+        elif isinstance(item, pg.ScatterPlotItem):
+            x, y = item.getData()
+            if x is None or len(x) == 0:
+                continue
+            o = item.opts
+            d = item.data
+            pen = d["pen"][0] if len(d) and d["pen"][0] is not None else o.get("pen")
+            brush = d["brush"][0] if len(d) and d["brush"][0] is not None else o.get("brush")
+            size = float(d["size"][0]) if len(d) and d["size"][0] >= 0 else float(o.get("size", 10))
+            symbol = d["symbol"][0] if len(d) and d["symbol"][0] is not None else o.get("symbol", "o")
+            c = brush.color() if isinstance(brush, QtGui.QBrush) else None
+            spec.append({"kind": "scatter", "n": len(x), "x": np.array(x), "y": np.array(y),
+                         "pen": _pen_dict(pen if isinstance(pen, QtGui.QPen) else None),
+                         "brush": [c.red(), c.green(), c.blue(), c.alpha()] if c is not None else None,
+                         "symbol": symbol if isinstance(symbol, str) else "o", "size": size,
+                         "antialias": bool(o.get("antialias", True))})
+    return spec
+
+
+def save_spec(spec: list[dict], view, path: Path) -> None:
+    meta = {"view": list(view), "items": [{k: v for k, v in s.items() if k not in ("x", "y")}
+                                          for s in spec]}
+    arrays = {}
+    for i, s in enumerate(spec):
+        arrays[f"x{i}"] = np.asarray(s["x"], dtype=np.float64)
+        arrays[f"y{i}"] = np.asarray(s["y"], dtype=np.float64)
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def spec_summary(spec) -> dict:
+    lines = [s for s in spec if s["kind"] == "line"]
+    scat = [s for s in spec if s["kind"] == "scatter"]
+    return {"curves": len(lines), "curve_points": int(sum(s["n"] for s in lines)),
+            "scatters": len(scat), "scatter_points": int(sum(s["n"] for s in scat))}
+
+
+def open_window(tmp: Path):
+    from PySide6 import QtWidgets
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["roofgui-bench"])
+    path = write_busy_scenario(tmp / "busy.json")
+    from roofgui.gui.main_window import MainWindow
+
+    w = MainWindow(catalog=None, open_path=str(path), restore=False)
+    w.resize(*WINDOW_SIZE)
+    return app, w
+
+
+def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = None) -> dict:
+    """Time ``edits`` edits in each view, alternating with the same number of baseline edits."""
+    tmp = Path(tempfile.mkdtemp(prefix="roofgui-bench-"))
+    os.environ["ROOFGUI_HOME"] = str(tmp / "home")
+    app, w = open_window(tmp)
+    from _paint import PaintProbe, settle, until_painted, warm_paint
+    import bench_edit_baseline as base
+
+    out: dict = {}
+    for view in views:
+        if view == "sweep":
+            w.tabs.setCurrentIndex(1)
+            plot, dim = w.sweep_plot, "D"
+        else:
+            w.tabs.setCurrentIndex(0)
+            plot, dim = w.roofline_plot, "B"
+        probe = PaintProbe(plot.viewport())
+        warm_paint(app, [probe], w)
+        edit = w.form.editor.dim_edit(dim)
+        start = float(edit.value() or 256)
+        values = [int(start * f) for f in np.geomspace(0.5, 2.0, 23)]
+        values = [v for v in values if v != start] or [int(start) + 1]
+
+        # The baseline: a bare PlotWidget the size of the app's plot, holding its items.
+        vb = plot.getPlotItem().getViewBox()
+        spec = mirror_spec(plot)
+        view_range = vb.viewRange()[0] + vb.viewRange()[1]
+        if spec_dir:
+            save_spec(spec, view_range, Path(spec_dir) / f"spec_{view}.npz")
+        bw, items = base.build(spec, (plot.width(), plot.height()), view_range)
+        bprobe = PaintProbe(bw.viewport())
+        warm_paint(app, [bprobe], bw)
+
+        samples, paints, late, bsamples, blate = [], [], 0, [], 0
+        evals0 = getattr(w.live, "count", 0)
+        for i in range(edits):
+            text = str(values[i % len(values)])
+
+            def do_edit(text=text):
+                edit.setText(text)
+                edit.textEdited.emit(text)
+
+            dt, n = until_painted(app, [probe], do_edit)
+            samples.append(dt)
+            paints.append(n)
+            late += settle(app, [probe])
+            dt, _ = until_painted(app, [bprobe], base.edit_fn(items, i))
+            bsamples.append(dt)
+            blate += settle(app, [bprobe])
+        bw.close()
+        bw.deleteLater()
+        out[view] = {"edited": dim, "edits": edits,
+                     "evaluations": getattr(w.live, "count", 0) - evals0,
+                     "plot_size": [plot.width(), plot.height()],
+                     "items": spec_summary(spec), "samples": samples, "baseline_samples": bsamples,
+                     "paints_per_edit": float(np.mean(paints)), "late_paints": late,
+                     "baseline_late_paints": blate}
+    w.hide()
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--edits", type=int, default=200)
+    p.add_argument("--view", action="append", choices=["roofline", "sweep"])
+    p.add_argument("--spec-dir", help="save each view's items here for bench_edit_baseline.py")
+    p.add_argument("--json")
+    a = p.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    emit(run(a.edits, tuple(a.view or ("roofline", "sweep")), a.spec_dir), a.json)
+    sys.stdout.flush()
+    os._exit(0)  # skip Qt teardown: nothing left to measure
+
+
+if __name__ == "__main__":
+    main()
