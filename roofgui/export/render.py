@@ -294,11 +294,14 @@ class Figure:
 
     # -- helpers --------------------------------------------------------------
     def _settle(self) -> None:
+        from PySide6.QtCore import QEventLoop
         from PySide6.QtWidgets import QApplication
 
+        # layout requests only: no user input (the export dialog must not be closed mid-render)
+        flags = QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents
         for _ in range(3):
             QApplication.sendPostedEvents()
-            QApplication.processEvents()
+            QApplication.processEvents(flags)
 
     def _apply_view(self) -> None:
         rng = self.scenario.view.roofline if self.options.plot == "roofline" else None
@@ -332,6 +335,13 @@ class Figure:
         legend = self._legend()
         if legend is None or not legend.isVisible() or not hasattr(self.style, "legend_position"):
             return None
+        if hasattr(self.widget, "legend_corner"):
+            # the plot places its own legend ("auto": the corner covering the least data)
+            if self.style.legend_position != "auto":
+                self.style = replace(self.style, legend_position="auto")
+                self.widget.set_style(self.style)
+                self._settle()
+            return self.widget.legend_corner
         obstacles = data_points_scene(self.plot_item().getViewBox())
         best = None
         order = [self.style.legend_position] + [c for c in LEGEND_CORNERS
@@ -361,8 +371,17 @@ class Figure:
 
         vb = self.plot_item().getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
-        mx, my = (x1 - x0) * 0.01, (y1 - y0) * 0.01
+        mx = my = 0.0
         for item in vb.childGroup.childItems():
+            if isinstance(item, pg.LinearRegionItem):  # region bands: to the view's width
+                a, b = item.getRegion()
+                lo, hi = (x0, x1) if item.orientation == "vertical" else (y0, y1)
+                a, b = max(a, lo), min(b, hi)
+                if a < b:
+                    item.setRegion((a, b))
+                else:
+                    item.setVisible(False)
+                continue
             if not isinstance(item, pg.PlotDataItem) or item.opts.get("symbol") is not None:
                 continue
             x, y = item.xData, item.yData
@@ -374,8 +393,11 @@ class Figure:
         self._settle()
 
     # -- painting -------------------------------------------------------------
-    def paint(self, painter) -> None:
-        """Paint the whole picture with ``painter`` (on a W × H device at 96 dpi)."""
+    def paint(self, painter, per_item: bool = False) -> None:
+        """Paint the whole picture with ``painter`` (on a W × H device at 96 dpi).
+
+        ``per_item`` paints the plot's items one by one, each with its clip set
+        afresh (see :func:`paint_items`), for the SVG generator."""
         from PySide6.QtCore import QPointF, QRectF, Qt
         from PySide6.QtGui import QFontMetricsF, QPainter, QPen
 
@@ -395,7 +417,7 @@ class Figure:
             fm = QFontMetricsF(self.title_font)
             painter.drawText(QPointF(self.title_rect.left(), self.title_rect.top() + fm.ascent()),
                              self.title_lines[0])
-        self._paint_plot(painter)
+        self._paint_plot(painter, per_item)
         if self.caption_lines:
             painter.setFont(self.caption_font)
             painter.setPen(QPen(_qcolor(st.muted)))
@@ -406,7 +428,7 @@ class Figure:
                 y += fm.lineSpacing()
         painter.restore()
 
-    def _paint_plot(self, painter) -> None:
+    def _paint_plot(self, painter, per_item: bool = False) -> None:
         scene = self.widget.scene()
         items = [it for it in scene.items() if hasattr(it, "setExportMode")]
         opts = {"antialias": True, "background": _qcolor(self.style.background), "painter": painter}
@@ -415,7 +437,10 @@ class Figure:
         try:
             src = self.source_rect()
             target = self.plot_rect
-            scene.render(painter, target, src)
+            if per_item:
+                paint_items(painter, scene, src, target)
+            else:
+                scene.render(painter, target, src)
         finally:
             for it in items:
                 it.setExportMode(False, None)
@@ -459,7 +484,7 @@ class Figure:
         gen.setDescription(self.caption_text or "Roofline Explorer")
         p = QPainter(gen)
         try:
-            self.paint(p)
+            self.paint(p, per_item=True)
         finally:
             p.end()
         buf.close()
@@ -508,6 +533,60 @@ class Figure:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def paint_items(painter, scene, source, target) -> None:
+    """Paint a scene's items one by one, as ``QGraphicsScene.render`` would, but give
+    every item its clip afresh (``ReplaceClip``) instead of relying on save/restore.
+
+    Qt's SVG generator does not restore the clip on ``QPainter.restore()``: after
+    a text item (which clips itself to its box) every later item would be written
+    under the text's clip path.  Setting each item's clip explicitly writes the
+    right clip path for every element.
+    """
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QPainterPath, QTransform
+    from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
+
+    Flag = QGraphicsItem.GraphicsItemFlag
+    if hasattr(scene, "prepareForPaint"):
+        scene.prepareForPaint()  # pyqtgraph items update their pictures on this signal
+    to_target = QTransform()
+    to_target.translate(target.left(), target.top())
+    to_target.scale(target.width() / source.width(), target.height() / source.height())
+    to_target.translate(-source.left(), -source.top())
+    frame = QPainterPath()
+    frame.addRect(QRectF(target))
+    base = painter.transform()
+    for item in scene.items(Qt.SortOrder.AscendingOrder):
+        if not item.isVisible() or item.flags() & Flag.ItemHasNoContents:
+            continue
+        opacity = item.effectiveOpacity()
+        if opacity <= 0:
+            continue
+        clip = QPainterPath(frame)
+        node = item if item.flags() & Flag.ItemClipsToShape else item.parentItem()
+        while node is not None:
+            if node.flags() & Flag.ItemClipsChildrenToShape or (
+                    node is item and node.flags() & Flag.ItemClipsToShape):
+                clip = clip.intersected(to_target.map(node.mapToScene(node.shape())))
+            node = node.parentItem()
+        if clip.isEmpty():
+            continue
+        tr = item.sceneTransform() * to_target
+        if not clip.boundingRect().intersects(tr.mapRect(item.boundingRect())):
+            continue
+        painter.save()
+        painter.setTransform(base)
+        painter.setClipPath(clip, Qt.ClipOperation.ReplaceClip)
+        painter.setTransform(tr * base)
+        painter.setOpacity(opacity)
+        option = QStyleOptionGraphicsItem()
+        option.exposedRect = item.boundingRect()
+        try:
+            item.paint(painter, option, None)
+        finally:
+            painter.restore()
 
 
 LEGEND_CORNERS = ("top-left", "top-right", "bottom-right", "bottom-left")

@@ -1,0 +1,450 @@
+"""File ▸ Export… and Ctrl+Shift+C: the plot as PNG, SVG or PDF, the data as CSV, or an image
+on the clipboard.
+
+The dialog renders with :mod:`roofgui.export.render`, the same function as
+``roofgui export``, at the chosen size; the preview is that very picture scaled
+down, so what is shown is what is written.  The dialog reads the window through
+one small adapter, :func:`window_state`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QImage, QPixmap
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
+                               QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit,
+                               QPlainTextEdit, QPushButton, QSizePolicy, QSpinBox,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from ..export.render import (DEFAULT_SIZE, MAX_SIDE, MIN_SIDE, PRESETS, ExportError,
+                             ExportOptions, Figure, format_for)
+from ..model.errors import ModelError
+from ..model.scenario import Scenario
+
+FORMAT_FILTERS = {
+    "png": "PNG image (*.png)",
+    "svg": "SVG vector drawing (*.svg)",
+    "pdf": "PDF document (*.pdf)",
+    "csv": "CSV table (*.csv)",
+}
+STYLE_CHOICES = (("Slide — large type, thick lines", "slide"),
+                 ("Screen — as in the window (light)", "screen"),
+                 ("Screen — as in the window (dark)", "screen-dark"))
+SETTINGS_PREFIX = "export/"
+
+
+# ---------------------------------------------------------------------------
+# The one place that knows the window
+# ---------------------------------------------------------------------------
+
+@dataclass
+class WindowState:
+    """What an export needs from the window."""
+
+    scenario: Scenario
+    catalog: object
+    plot: str  # the visible tab: "roofline" or "sweep"
+    path: Path | None = None  # the scenario's file, for suggesting a name and folder
+
+
+def window_state(window) -> WindowState:
+    """The scenario as the window shows it (pending edits applied), its catalog and tab."""
+    live = getattr(window, "live", None)
+    if live is not None and hasattr(live, "flush"):
+        live.flush()
+    doc = getattr(window, "doc", None) or getattr(window, "document")
+    scenario = copy.deepcopy(doc.scenario)
+    plot = "roofline"
+    current = getattr(window, "current_plot", None)
+    if callable(current) and current() is getattr(window, "sweep_plot", object()):
+        plot = "sweep"
+    return WindowState(scenario, window.catalog, plot, getattr(doc, "path", None))
+
+
+def settings() -> QSettings:
+    from .document import app_settings
+    return app_settings()
+
+
+def saved_options(plot: str) -> ExportOptions:
+    """The options last used in the dialog (what Ctrl+Shift+C copies)."""
+    s = settings()
+
+    def get(key, default, typ):
+        v = s.value(SETTINGS_PREFIX + key, default)
+        try:
+            if typ is bool:
+                return v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes")
+            return typ(v)
+        except (TypeError, ValueError):
+            return default
+
+    opts = ExportOptions(plot=plot, width=get("width", DEFAULT_SIZE[0], int),
+                         height=get("height", DEFAULT_SIZE[1], int),
+                         style=get("style", "slide", str), title=None,
+                         caption=get("caption", False, bool),
+                         transparent=get("transparent", False, bool))
+    try:
+        return opts.validated()
+    except ExportError:
+        return ExportOptions(plot=plot)
+
+
+def save_options(opts: ExportOptions, fmt: str | None = None) -> None:
+    s = settings()
+    s.setValue(SETTINGS_PREFIX + "width", opts.width)
+    s.setValue(SETTINGS_PREFIX + "height", opts.height)
+    s.setValue(SETTINGS_PREFIX + "style", opts.style)
+    s.setValue(SETTINGS_PREFIX + "caption", opts.caption)
+    s.setValue(SETTINGS_PREFIX + "transparent", opts.transparent)
+    if fmt:
+        s.setValue(SETTINGS_PREFIX + "format", fmt)
+
+
+def render_options(state: WindowState, opts: ExportOptions) -> QImage:
+    with Figure(state.scenario, state.catalog, opts) as fig:
+        return fig.image()
+
+
+def copy_to_clipboard(window, options: ExportOptions | None = None) -> QImage:
+    """Ctrl+Shift+C: the visible plot, drawn as the export dialog last drew it, on the clipboard."""
+    state = window_state(window)
+    opts = options or saved_options(state.plot)
+    opts = replace(opts, plot=state.plot)
+    img = render_options(state, opts)
+    QGuiApplication.clipboard().setImage(img)
+    return img
+
+
+def suggest_name(state: WindowState, plot: str, fmt: str) -> str:
+    base = state.scenario.title or (state.path.stem if state.path else "roofline")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-._").lower()[:60] or "roofline"
+    kind = plot if fmt != "csv" else ("results" if plot == "roofline" else "sweep-data")
+    return f"{slug}-{kind}.{fmt}"
+
+
+# ---------------------------------------------------------------------------
+# The dialog
+# ---------------------------------------------------------------------------
+
+class ExportDialog(QDialog):
+    """Choose the plot, format, size and style; see the picture; save it or copy it."""
+
+    PREVIEW_SIZE = QSize(640, 360)
+
+    def __init__(self, window, state: WindowState | None = None) -> None:
+        super().__init__(window)
+        self.setWindowTitle("Export")
+        self.setObjectName("exportDialog")
+        self.state = state or window_state(window)
+        self.last_image: QImage | None = None
+        self.last_path: Path | None = None
+        self._rendering = False
+        s = settings()
+        last = saved_options(self.state.plot)
+
+        # -- controls ---------------------------------------------------------------
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+
+        self.plot_combo = QComboBox()
+        self.plot_combo.addItem("Roofline", "roofline")
+        self.plot_combo.addItem("Sweep", "sweep")
+        self.plot_combo.setCurrentIndex(0 if self.state.plot == "roofline" else 1)
+        self._name(self.plot_combo, "Plot", "Which plot to export (for CSV: the results table or "
+                                            "the sweep data)")
+        form.addRow("&Plot:", self.plot_combo)
+
+        self.format_combo = QComboBox()
+        for fmt, label in (("png", "PNG image"), ("svg", "SVG (vector)"), ("pdf", "PDF (vector)"),
+                           ("csv", "CSV data")):
+            self.format_combo.addItem(label, fmt)
+        fmt = str(s.value(SETTINGS_PREFIX + "format", "png"))
+        self.format_combo.setCurrentIndex(max(0, self.format_combo.findData(fmt)))
+        self._name(self.format_combo, "Format", "PNG for slides; SVG or PDF to edit or scale; "
+                                                "CSV for the numbers")
+        form.addRow("&Format:", self.format_combo)
+
+        self.size_combo = QComboBox()
+        for label, w, h in PRESETS:
+            self.size_combo.addItem(label, (w, h))
+        self.size_combo.addItem("Custom", None)
+        self._name(self.size_combo, "Size", "Picture size in pixels; lines, markers and text "
+                                            "scale with it")
+        form.addRow("&Size:", self.size_combo)
+        self.width_spin = QSpinBox()
+        self.height_spin = QSpinBox()
+        for sp, name in ((self.width_spin, "Width"), (self.height_spin, "Height")):
+            sp.setRange(MIN_SIDE, MAX_SIDE)
+            sp.setSuffix(" px")
+            sp.setAccelerated(True)
+            self._name(sp, name, f"{name} of the picture in pixels")
+        self.width_spin.setValue(last.width)
+        self.height_spin.setValue(last.height)
+        wh = QHBoxLayout()
+        wh.addWidget(self.width_spin)
+        wh.addWidget(QLabel("×"))
+        wh.addWidget(self.height_spin)
+        form.addRow("", wh)
+        idx = next((i for i, (_, w, h) in enumerate(PRESETS) if (w, h) == (last.width, last.height)),
+                   len(PRESETS))
+        self.size_combo.setCurrentIndex(idx)
+
+        self.style_combo = QComboBox()
+        for label, key in STYLE_CHOICES:
+            self.style_combo.addItem(label, key)
+        self.style_combo.setCurrentIndex(max(0, self.style_combo.findData(last.style)))
+        self._name(self.style_combo, "Style", "Slide: white, large fonts, thick lines and a "
+                                              "colour-blind-safe palette")
+        form.addRow("S&tyle:", self.style_combo)
+
+        self.transparent_check = QCheckBox("Transparent background")
+        self.transparent_check.setChecked(last.transparent)
+        self._name(self.transparent_check, "Transparent background",
+                   "No background fill, for slides with their own background")
+        form.addRow("", self.transparent_check)
+
+        self.title_check = QCheckBox("&Title:")
+        self.title_check.setChecked(False)
+        self._name(self.title_check, "Title", "Put a title above the plot")
+        self.title_edit = QLineEdit(self.state.scenario.title)
+        self.title_edit.setMaxLength(300)
+        self.title_edit.setPlaceholderText("Title above the plot")
+        self._name(self.title_edit, "Title text", "The title above the plot")
+        form.addRow(self.title_check, self.title_edit)
+
+        self.caption_check = QCheckBox("Caption with the op, shapes, dtypes, chips and sources")
+        self.caption_check.setChecked(last.caption)
+        self._name(self.caption_check, "Caption",
+                   "Stamp the figures' provenance under the plot")
+        form.addRow("", self.caption_check)
+
+        controls = QWidget()
+        col = QVBoxLayout(controls)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addLayout(form)
+        col.addStretch(1)
+
+        # -- preview ---------------------------------------------------------------
+        self.preview_label = QLabel()
+        self.preview_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.preview_label.setMinimumSize(self.PREVIEW_SIZE)
+        self.preview_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.preview_label.setFrameShape(QFrame.Shape.StyledPanel)
+        self.preview_label.setAccessibleName("Preview")
+        self.preview_text = QPlainTextEdit()
+        self.preview_text.setReadOnly(True)
+        self.preview_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.preview_text.setAccessibleName("CSV preview")
+        self.preview_stack = QStackedWidget()
+        self.preview_stack.addWidget(self.preview_label)
+        self.preview_stack.addWidget(self.preview_text)
+        self.info_label = QLabel()
+        self.info_label.setWordWrap(True)
+        self.info_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info_label.setAccessibleName("Status")
+
+        # -- buttons ---------------------------------------------------------------
+        self.buttons = QDialogButtonBox()
+        self.save_button = QPushButton("&Save…")
+        self.save_button.setDefault(True)
+        self.copy_button = QPushButton("&Copy Image")
+        self.buttons.addButton(self.save_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.buttons.rejected.connect(self.reject)
+        self.save_button.clicked.connect(self.save_dialog)
+        self.copy_button.clicked.connect(self.copy_image)
+
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(controls, 0)
+        top.addWidget(self.preview_stack, 1)
+        layout.addLayout(top, 1)
+        layout.addWidget(self.info_label)
+        layout.addWidget(self.buttons)
+
+        # -- live preview ---------------------------------------------------------
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(120)
+        self._timer.timeout.connect(self.refresh_preview)
+        for sig in (self.plot_combo.currentIndexChanged, self.format_combo.currentIndexChanged,
+                    self.style_combo.currentIndexChanged, self.width_spin.valueChanged,
+                    self.height_spin.valueChanged, self.transparent_check.toggled,
+                    self.title_check.toggled, self.title_edit.textChanged,
+                    self.caption_check.toggled):
+            sig.connect(self._changed)
+        self.size_combo.currentIndexChanged.connect(self._size_preset)
+        self.title_edit.textEdited.connect(lambda _t: self.title_check.setChecked(True))
+        self._size_preset()
+        self._sync_enabled()
+        self.resize(1100, 560)
+        self.refresh_preview()
+
+    @staticmethod
+    def _name(w: QWidget, name: str, tip: str) -> None:
+        w.setAccessibleName(name)
+        w.setToolTip(tip)
+
+    # -- state -------------------------------------------------------------------
+    def fmt(self) -> str:
+        return self.format_combo.currentData()
+
+    def options(self) -> ExportOptions:
+        """The options the controls describe (the picture the preview shows)."""
+        title = self.title_edit.text().strip() if self.title_check.isChecked() else None
+        return ExportOptions(plot=self.plot_combo.currentData(), width=self.width_spin.value(),
+                             height=self.height_spin.value(),
+                             style=self.style_combo.currentData(), title=title or None,
+                             caption=self.caption_check.isChecked(),
+                             transparent=self.transparent_check.isChecked())
+
+    def _size_preset(self) -> None:
+        wh = self.size_combo.currentData()
+        custom = wh is None
+        if not custom:
+            for sp, v in ((self.width_spin, wh[0]), (self.height_spin, wh[1])):
+                sp.blockSignals(True)
+                sp.setValue(v)
+                sp.blockSignals(False)
+        self._sync_enabled()
+        self._changed()
+
+    def _sync_enabled(self) -> None:
+        picture = self.fmt() != "csv"
+        custom = self.size_combo.currentData() is None
+        for w in (self.size_combo, self.style_combo, self.transparent_check, self.title_check,
+                  self.title_edit, self.caption_check):
+            w.setEnabled(picture)
+        self.width_spin.setEnabled(picture and custom)
+        self.height_spin.setEnabled(picture and custom)
+        self.copy_button.setEnabled(picture)
+
+    def _changed(self, *_args) -> None:
+        self._sync_enabled()
+        self._timer.start()
+
+    # -- preview --------------------------------------------------------------------
+    def refresh_preview(self) -> None:
+        """Render the picture at its full size and show it scaled down (or the CSV's text)."""
+        self._timer.stop()
+        if self._rendering:
+            self._timer.start()
+            return
+        self._rendering = True
+        try:
+            opts = self.options()
+            if self.fmt() == "csv":
+                from ..export.csv import table_csv
+                text = table_csv(self.state.scenario, self.state.catalog, opts.plot)
+                lines = text.splitlines()
+                more = f"\n… {len(lines) - 40} more rows" if len(lines) > 40 else ""
+                self.preview_text.setPlainText("\n".join(lines[:40]) + more)
+                self.preview_stack.setCurrentWidget(self.preview_text)
+                self.last_image = None
+                self._info(f"{len(lines) - 1} rows × {len(lines[0].split(',')) if lines else 0} "
+                           "columns")
+                return
+            img = render_options(self.state, opts)
+            self.last_image = img
+            self.preview_stack.setCurrentWidget(self.preview_label)
+            self._show_preview(img)
+            self._info(f"Preview of the {opts.width} × {opts.height} picture, scaled to fit.")
+        except (ModelError, ValueError) as e:
+            self.last_image = None
+            self.preview_label.setPixmap(QPixmap())
+            self.preview_label.setText(str(e))
+            self._info(str(e), error=True)
+        finally:
+            self._rendering = False
+
+    def _show_preview(self, img: QImage) -> None:
+        area = self.preview_label.contentsRect().size()
+        if area.width() < 16 or area.height() < 16:
+            area = self.PREVIEW_SIZE
+        shown = img.scaled(area, Qt.AspectRatioMode.KeepAspectRatio,
+                           Qt.TransformationMode.SmoothTransformation)
+        if img.hasAlphaChannel() and self.transparent_check.isChecked():
+            shown = _on_checkerboard(shown)
+        self.preview_label.setPixmap(QPixmap.fromImage(shown))
+
+    def resizeEvent(self, e) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(e)
+        if self.last_image is not None:
+            self._show_preview(self.last_image)
+
+    def _info(self, text: str, error: bool = False) -> None:
+        self.info_label.setText(text)
+        self.info_label.setStyleSheet("color: #c0392b;" if error else "")
+
+    # -- actions ----------------------------------------------------------------------
+    def save_to(self, path: str | Path) -> Path:
+        """Write the export to ``path`` (its suffix picks the format). Raises on failure."""
+        from ..export.render import export_file
+
+        p = Path(path)
+        opts = self.options()
+        export_file(p, self.state.scenario, self.state.catalog, opts.plot, opts.width, opts.height,
+                    opts.style, opts.title, opts.caption, opts.transparent)
+        save_options(opts, format_for(p))
+        self.last_path = p
+        return p
+
+    def save_dialog(self) -> None:
+        fmt = self.fmt()
+        s = settings()
+        folder = s.value(SETTINGS_PREFIX + "dir", "")
+        if not folder:
+            folder = str(self.state.path.parent) if self.state.path else str(Path.home())
+        start = str(Path(folder) / suggest_name(self.state, self.options().plot, fmt))
+        path, _ = QFileDialog.getSaveFileName(self, "Export", start, FORMAT_FILTERS[fmt])
+        if not path:
+            return
+        p = Path(path)
+        if p.suffix.lower() not in (".png", ".svg", ".pdf", ".csv"):
+            p = p.with_suffix(f".{fmt}")
+        try:
+            self.save_to(p)
+        except (ModelError, ValueError, OSError) as e:
+            msg = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            self._info(f"Could not write {p}: {msg}", error=True)
+            return
+        s.setValue(SETTINGS_PREFIX + "dir", str(p.parent))
+        self._info(f"Saved {p}")
+
+    def copy_image(self) -> QImage | None:
+        """Put the picture on the clipboard."""
+        if self.fmt() == "csv":
+            return None
+        img = self.last_image
+        if img is None or self._timer.isActive():
+            self.refresh_preview()
+            img = self.last_image
+        if img is None:
+            return None
+        QGuiApplication.clipboard().setImage(img)
+        save_options(self.options())
+        self._info("Copied the picture to the clipboard")
+        return img
+
+
+def _on_checkerboard(img: QImage) -> QImage:
+    """A transparent picture over a light checkerboard, as image editors show transparency."""
+    from PySide6.QtGui import QColor, QPainter
+
+    out = QImage(img.size(), QImage.Format.Format_ARGB32_Premultiplied)
+    out.fill(QColor("#ffffff"))
+    p = QPainter(out)
+    step = 8
+    for y in range(0, out.height(), step):
+        for x in range((y // step) % 2 * step, out.width(), 2 * step):
+            p.fillRect(x, y, step, step, QColor("#e6e6e6"))
+    p.drawImage(0, 0, img)
+    p.end()
+    return out

@@ -1,0 +1,100 @@
+"""Shared scenarios and pixel helpers for the export tests (no tests of its own)."""
+
+from __future__ import annotations
+
+import math
+
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
+
+BF16 = {"x": "bf16", "w": "bf16", "out": "bf16", "compute": "bf16"}
+#: The fixed view of :func:`two_chip_scenario` (log10 intensity, log10 FLOP/s).
+VIEW = [0.0, 4.0, 11.0, 16.0]
+#: Okabe–Ito blue and orange: the slide style's first two chip colours.
+BLUE = (0x00, 0x72, 0xB2)
+ORANGE = (0xE6, 0x9F, 0x00)
+
+
+def two_chip_scenario(view=VIEW) -> Scenario:
+    """The reference's bf16 matmul on TPU v5e (ridge 240) and H100 SXM (ridge 295)."""
+    return Scenario(
+        title="bf16 matmul: TPU v5e vs H100",
+        ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, dict(BF16))],
+        chips=["tpu-v5e", "h100-sxm"],
+        view=_view(view),
+    )
+
+
+def _view(view):
+    from roofgui.model.scenario import ViewSpec
+    return ViewSpec(list(view) if view is not None else None)
+
+
+def sharded_scenario() -> Scenario:
+    """Two ops (one sharded over ICI) on TPU v5e: a link roof as well as HBM."""
+    return Scenario(
+        title="sharded",
+        ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, dict(BF16)),
+             OpSpec("sharded", "matmul", {"B": 16384, "D": 16384, "F": 16384}, dict(BF16),
+                    ShardSpec("D", 2, "ici"))],
+        chips=["tpu-v5e"],
+    )
+
+
+def rgb(img, x: int, y: int) -> tuple[int, int, int]:
+    c = img.pixelColor(int(x), int(y))
+    return c.red(), c.green(), c.blue()
+
+
+def close(c1, c2, tol: int = 40) -> bool:
+    return all(abs(a - b) <= tol for a, b in zip(c1, c2))
+
+
+def to_picture(axes, view, x_log: float, y_log: float) -> tuple[float, float]:
+    """Data (log10) to picture coordinates, given the axes rectangle and view."""
+    x0, x1, y0, y1 = view
+    px = axes.left() + (x_log - x0) / (x1 - x0) * axes.width()
+    py = axes.bottom() - (y_log - y0) / (y1 - y0) * axes.height()
+    return px, py
+
+
+def patch_colour(img, cx: float, cy: float, r: int = 4) -> tuple[int, int, int]:
+    """The most common colour of a small square (robust to a grid line through it)."""
+    counts: dict[tuple[int, int, int], int] = {}
+    for dx in range(-r, r + 1):
+        for dy in range(-r, r + 1):
+            c = rgb(img, cx + dx, cy + dy)
+            counts[c] = counts.get(c, 0) + 1
+    return max(counts.items(), key=lambda kv: kv[1])[0]
+
+
+def run_thickness(img, x: int, y_centre: float, colour, span: int, tol: int = 60) -> int:
+    """Longest vertical run of pixels near ``colour`` in column ``x`` around ``y_centre``."""
+    best = run = 0
+    for y in range(max(0, int(y_centre) - span), min(img.height(), int(y_centre) + span)):
+        if close(rgb(img, x, y), colour, tol):
+            run += 1
+            best = max(best, run)
+        else:
+            run = 0
+    return best
+
+
+def ink_box(img, rect, background=(255, 255, 255), tol: int = 60):
+    """Bounding box (x0, y0, x1, y1) of pixels that differ from the background inside rect."""
+    xs, ys = [], []
+    for y in range(int(rect.top()), int(math.ceil(rect.bottom()))):
+        for x in range(int(rect.left()), int(math.ceil(rect.right()))):
+            if not close(rgb(img, x, y), background, tol):
+                xs.append(x)
+                ys.append(y)
+    if not xs:
+        return None
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def distinct_colours(img, step: int = 7) -> int:
+    seen = set()
+    for y in range(0, img.height(), step):
+        for x in range(0, img.width(), step):
+            seen.add(img.pixel(x, y))
+    return len(seen)
