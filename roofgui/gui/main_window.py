@@ -12,6 +12,7 @@ The window itself computes nothing.
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
@@ -279,6 +280,10 @@ class MainWindow(QMainWindow):
         self.live.flush()
         self._update_title()
         self._update_heading()
+        if os.environ.get("ROOFGUI_BENCH_FIRST_PAINT"):  # tests/bench/bench_cold.py
+            from .first_paint import install
+
+            install(self.current_plot().viewport(), os.environ["ROOFGUI_BENCH_FIRST_PAINT"])
 
     # -- construction helpers --------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
