@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
 
+ROOT_DIR = Path(__file__).resolve().parents[1]
 BF16 = {"x": "bf16", "w": "bf16", "out": "bf16", "compute": "bf16"}
 #: The fixed view of :func:`two_chip_scenario` (log10 intensity, log10 FLOP/s).
 VIEW = [0.0, 4.0, 11.0, 16.0]

@@ -57,9 +57,11 @@ def run_export(args, out) -> int:
     """The ``export`` sub-command.  Returns the exit status (0)."""
     from ..model.catalog import Catalog
     from ..model.scenario import evaluate_scenario, load_scenario, sweep_scenario
-    from .render import ExportError, ExportOptions, check_size, format_for
+    from .render import MAX_SIDE, MIN_SIDE, ExportError, ExportOptions, check_size, format_for
 
     path = Path(args.output)
+    if path.is_dir():
+        raise _usage(f"cannot write {path}: it is a directory (give a file name)")
     try:
         fmt = format_for(path)
     except ExportError as e:
@@ -70,6 +72,9 @@ def run_export(args, out) -> int:
         ("--transparent", args.transparent)) if given]
     if fmt == "csv" and picture_only:
         raise _usage(f"{', '.join(picture_only)}: only for pictures (.png, .svg, .pdf), not .csv")
+    for name, v in (("--width", args.width), ("--height", args.height)):
+        if v is not None and not MIN_SIDE <= v <= MAX_SIDE:
+            raise _usage(f"{name}: must be between {MIN_SIDE} and {MAX_SIDE} pixels (got {v})")
     width, height = resolve_size(args.width, args.height)
     if fmt != "csv":
         try:
