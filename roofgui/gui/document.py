@@ -134,7 +134,10 @@ class ScenarioDocument(QObject):
         self._forced_dirty = False
         self._seal = 0
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda _c: self.fileChanged.emit())
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+
+    def _on_clean_changed(self, _clean: bool) -> None:
+        self.fileChanged.emit()
 
     # -- reading -------------------------------------------------------------
     @property

@@ -498,6 +498,15 @@ class OpEditor(QWidget):
             self.pages.addWidget(p)
         return p
 
+    def _fix_tab_order(self, page: _KindPage) -> None:
+        """Type → the page's fields → dtypes → sharding, whatever order they were built in."""
+        chain: list[QWidget] = [self.kind_combo]
+        chain += [b.widget for b in page.bindings]
+        chain += [self._dtype_rows[r][1] for r in DTYPE_ROLES if r in self._dtype_rows]
+        chain += [self.axis_combo, self.chips_edit, self.link_combo]
+        for a, b in zip(chain, chain[1:]):
+            QWidget.setTabOrder(a, b)
+
     def current_page(self) -> _KindPage | None:
         w = self.pages.currentWidget()
         return w if isinstance(w, _KindPage) else None
@@ -532,7 +541,11 @@ class OpEditor(QWidget):
         self.description.setVisible(bool(kind.description))
         for b in page.bindings:
             b.show(op, force)
+        built = len(self._dtype_rows)
         self._sync_dtypes(op, kind, force)
+        if key != getattr(self, "_ordered_key", None) or built != len(self._dtype_rows):
+            self._ordered_key = key
+            self._fix_tab_order(page)
         # sharding
         axes = [("Not sharded", "")] + [(f"Split {a}", a) for a in kind.shard_axes]
         set_combo_items(self.axis_combo, axes)

@@ -260,7 +260,7 @@ class MainWindow(QMainWindow):
         self._apply_palette()
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
-            hints.colorSchemeChanged.connect(lambda *_: self._apply_palette())
+            hints.colorSchemeChanged.connect(self._on_color_scheme)
 
         # what to show first
         self._default_state = self.saveState()
@@ -460,6 +460,9 @@ class MainWindow(QMainWindow):
             if p.style != style:
                 p.set_style(style)
         self.chips_panel.set_colours(self.chip_colours())
+
+    def _on_color_scheme(self, *_args) -> None:
+        self._apply_palette()
 
     def changeEvent(self, e: QEvent) -> None:  # noqa: N802
         if e.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):

@@ -1,0 +1,510 @@
+"""The main window driven through its real widgets, as a user would."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QKeyEvent, QPalette
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QApplication, QCheckBox,
+                               QComboBox, QFileDialog, QLabel, QLineEdit, QMessageBox)
+
+from roofgui.gui.main_window import MainWindow, TAB_SWEEP
+from roofgui.model.catalog import Catalog
+from roofgui.model.scenario import default_scenario, load_scenario
+
+
+def close_quietly(w):
+    """Close without the unsaved-changes question (pytest-qt closes widgets before fixtures end)."""
+    w.doc.load(w.doc.scenario)
+    w.close()
+    w.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """The shipped chips, loaded once (tests here make no custom chips)."""
+    return Catalog.load(user_dir=False)
+
+
+@pytest.fixture
+def window(qtbot, shipped):
+    w = MainWindow(catalog=shipped)
+    w.show()
+    w.live.flush()
+    yield w
+    close_quietly(w)
+
+
+def flush(w):
+    QApplication.processEvents()
+    w.live.flush()
+
+
+def point(w, op=0, chip="tpu-v5e"):
+    item = w.roofline_plot.points[(op, "", chip)]
+    x, y = item.getData()
+    return float(x[0]), float(y[0])
+
+
+def type_into(qtbot, edit, text):
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, text)
+
+
+def type_text(widget, text):
+    """Type any text, one key event per character (as a keyboard or an input method sends it)."""
+    for ch in text:
+        for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            QApplication.sendEvent(widget, QKeyEvent(kind, 0, Qt.KeyboardModifier.NoModifier, ch))
+
+
+def b_edit(w):
+    return w.form.editor.dim_edit("B")
+
+
+# -- first launch --------------------------------------------------------------------
+
+def test_first_launch_opens_the_reference_matmul(window):
+    sc = window.doc.scenario
+    assert sc.to_dict() == default_scenario().to_dict()
+    assert set(window.roofline_plot.roof_curves) == {"tpu-v5e", "h100-sxm"}
+    assert (0, "", "tpu-v5e") in window.roofline_plot.points
+    assert window.results.cell("T_math", 0) == "174 µs"
+    assert not window.isWindowModified()
+    assert window.notices.messages() == []
+
+
+# -- live editing ----------------------------------------------------------------------
+
+def test_typing_a_dimension_moves_the_point_and_changes_the_readouts(window, qtbot):
+    before = point(window)
+    flops_before = window.results.cell("FLOPs", 0)
+    count = window.live.count
+    type_into(qtbot, b_edit(window), "1024")
+    assert window.doc.scenario.ops[0].dims["B"] == 1024
+    flush(window)
+    after = point(window)
+    assert after[0] > before[0]  # intensity grows with B
+    assert window.results.cell("FLOPs", 0) != flops_before
+    assert window.results.cell("FLOPs", 0) == "137 GFLOP"
+    assert window.results.cell("Bound", 0) == "compute"
+    # four keystrokes before the event loop ran: one evaluation, one undo step
+    assert window.live.count == count + 1
+    assert window.doc.undo_stack.count() == 1
+    assert window.isWindowModified()
+
+
+def test_suffixes_are_accepted(window, qtbot):
+    for text, value in (("4k", 4000), ("8Ki", 8192), ("2**10", 1024), ("1e3", 1000)):
+        type_into(qtbot, b_edit(window), text)
+        assert window.doc.scenario.ops[0].dims["B"] == value, text
+
+
+BAD = [("abc", "not a number"), ("12q", "unknown suffix"), ("0", "greater than zero"), ("-5", ""),
+       ("nan", ""), ("1e400", ""), ("", "empty"), ("   ", "empty"), ("12.5", "whole number"),
+       ("∞", ""), ("4 096 😀", ""), ("9" * 70, "too long")]
+
+
+def test_a_bad_value_shows_its_message_and_leaves_the_plot_as_it_was(window, qtbot):
+    for text, problem in BAD:
+        _check_bad_value(window, qtbot, text, problem)
+
+
+def _check_bad_value(window, qtbot, text, problem):
+    edit = b_edit(window)
+    before_point = point(window)
+    before_table = window.results.table_text()
+    before_dims = dict(window.doc.scenario.ops[0].dims)
+    type_into(qtbot, edit, "3")  # a valid edit first, so "before" is a state the user made
+    flush(window)
+    before_point, before_table = point(window), window.results.table_text()
+    before_dims = dict(window.doc.scenario.ops[0].dims)
+    steps = window.doc.undo_stack.count()
+    edit.setFocus()
+    edit.selectAll()
+    if text:
+        QApplication.clipboard().setText(text)
+        qtbot.keyClick(edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)  # paste it
+    else:
+        qtbot.keyClick(edit, Qt.Key.Key_Backspace)
+    flush(window)
+    msg = edit.error()
+    assert msg and msg.startswith("B (batch, tokens):"), (text, msg)
+    assert problem in msg
+    assert edit.message.isVisibleTo(window) and edit.message.text() == msg
+    assert "border" in edit.styleSheet()
+    assert window.doc.scenario.ops[0].dims == before_dims
+    assert point(window) == before_point
+    assert window.results.table_text() == before_table
+    assert window.doc.undo_stack.count() == steps
+    # fixing it clears the message and moves on
+    edit.selectAll()
+    qtbot.keyClicks(edit, "512")
+    assert edit.error() is None and not edit.message.isVisibleTo(window)
+    assert window.doc.scenario.ops[0].dims["B"] == 512
+
+
+def test_typing_keeps_the_last_valid_prefix_while_the_entry_is_bad(window, qtbot):
+    edit = b_edit(window)
+    edit.setFocus()
+    edit.selectAll()
+    type_text(edit, "12q")  # "1" and "12" are valid as they are typed; "12q" is not
+    flush(window)
+    assert window.doc.scenario.ops[0].dims["B"] == 12
+    assert "unknown suffix 'q'" in edit.error()
+    assert window.results.cell("FLOPs", 0) == "1.61 GFLOP"  # 2·12·8192·8192, the last valid state
+    type_text(edit, "∞")
+    assert window.doc.scenario.ops[0].dims["B"] == 12 and edit.error()
+
+
+def test_an_unfinished_bad_entry_survives_an_edit_elsewhere(window, qtbot):
+    type_into(qtbot, b_edit(window), "12q")
+    type_into(qtbot, window.form.editor.dim_edit("D"), "4096")
+    assert b_edit(window).text() == "12q" and b_edit(window).error()
+
+
+def test_checking_a_chip_adds_its_roofs_and_changes_the_regions(window, qtbot):
+    plot = window.roofline_plot
+    regions_before = [(r.kind, r.x0, r.x1) for r in plot.geometry.regions]
+    assert "tpu-v5p" not in plot.roof_curves
+    item = window.chips_panel.item("tpu-v5p")
+    item.setCheckState(0, Qt.CheckState.Checked)  # what a click on the box does
+    flush(window)
+    assert window.doc.scenario.chips == ["tpu-v5e", "h100-sxm", "tpu-v5p"]
+    assert "tpu-v5p" in plot.roof_curves
+    assert (0, "", "tpu-v5p") in plot.points
+    regions_after = [(r.kind, r.x0, r.x1) for r in plot.geometry.regions]
+    assert regions_after != regions_before  # v5p's ridge (166) starts the yellow band earlier
+    assert window.results.table.columnCount() == 3
+    # its colour swatch matches the plot
+    assert window.chips_panel._colours["tpu-v5p"] == window.chip_colours()["tpu-v5p"]
+    # unchecking removes it again
+    item.setCheckState(0, Qt.CheckState.Unchecked)
+    flush(window)
+    assert "tpu-v5p" not in plot.roof_curves
+
+
+def test_chip_filter_hides_what_does_not_match(window, qtbot):
+    qtbot.keyClicks(window.chips_panel.filter, "tpu")
+    visible = window.chips_panel.visible_ids()
+    assert visible and all(cid.startswith("tpu") for cid in visible)
+    window.chips_panel.filter.clear()
+    assert len(window.chips_panel.visible_ids()) == len(window.catalog)
+
+
+def test_adding_an_op_adds_a_point_and_a_sweep_curve(window, qtbot):
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    curves_before = set(window.sweep_plot.curves)
+    assert {k[0] for k in curves_before} == {0}
+    qtbot.mouseClick(window.form.ops.add_button, Qt.MouseButton.LeftButton)
+    flush(window)
+    sc = window.doc.scenario
+    assert len(sc.ops) == 2 and sc.selected == 1 and sc.ops[1].name == "matmul 2"
+    assert (1, "", "tpu-v5e") in window.roofline_plot.points
+    assert (1, "", "h100-sxm") in window.roofline_plot.points
+    assert {k[0] for k in window.sweep_plot.curves} == {0, 1}
+    assert window.form.ops.list.count() == 2
+
+
+def test_op_list_duplicate_rename_reorder_remove(window, qtbot):
+    ops = window.form.ops
+    qtbot.mouseClick(ops.duplicate_button, Qt.MouseButton.LeftButton)
+    assert [o.name for o in window.doc.scenario.ops] == ["matmul", "matmul 2"]
+    item = ops.list.item(1)
+    item.setText("down-proj")  # what the in-place editor commits
+    assert window.doc.scenario.ops[1].name == "down-proj"
+    qtbot.mouseClick(ops.up_button, Qt.MouseButton.LeftButton)
+    assert [o.name for o in window.doc.scenario.ops] == ["down-proj", "matmul"]
+    assert window.doc.scenario.selected == 0
+    qtbot.mouseClick(ops.remove_button, Qt.MouseButton.LeftButton)
+    flush(window)
+    assert [o.name for o in window.doc.scenario.ops] == ["matmul"]
+    assert set(k[0] for k in window.roofline_plot.points) == {0}
+
+
+def test_removing_every_op_leaves_an_empty_but_working_window(window, qtbot):
+    qtbot.mouseClick(window.form.ops.remove_button, Qt.MouseButton.LeftButton)
+    flush(window)
+    assert window.doc.scenario.ops == []
+    assert window.roofline_plot.points == {}
+    assert window.form.editor.empty.isVisibleTo(window)
+    window.controller.undo_action.trigger()
+    flush(window)
+    assert len(window.roofline_plot.points) == 2
+
+
+def test_changing_the_op_type_rebuilds_nothing_twice(window, qtbot):
+    ed = window.form.editor
+    ed.kind_combo.setCurrentIndex(ed.kind_combo.findData("dot"))
+    flush(window)
+    assert window.doc.scenario.ops[0].kind == "dot"
+    assert set(ed.current_page().edits) == {"N"}
+    assert not ed.dtype_combo("w").isVisibleTo(window)
+    assert window.roofline_plot.points[(0, "", "tpu-v5e")]
+    dot_page = ed.current_page()
+    ed.kind_combo.setCurrentIndex(ed.kind_combo.findData("matmul"))
+    ed.kind_combo.setCurrentIndex(ed.kind_combo.findData("dot"))
+    assert ed.current_page() is dot_page  # pages are built once and reused
+
+
+def test_dtype_and_sharding_through_the_form(window, qtbot):
+    ed = window.form.editor
+    combo = ed.dtype_combo("w")
+    combo.setCurrentIndex(combo.findData("int8"))
+    flush(window)
+    assert window.doc.scenario.ops[0].dtypes["w"] == "int8"
+    assert "D·F·1" in window.results.working_text()
+    ed.axis_combo.setCurrentIndex(ed.axis_combo.findData("D"))
+    flush(window)
+    shard = window.doc.scenario.ops[0].shard
+    assert shard is not None and shard.axis == "D" and shard.n == 2 and shard.link == "ici"
+    assert "T_net" in window.results.working_text()
+    # the H100 has no ICI: a notice, not an exception, and the TPU still draws
+    assert any("ici" in m for m in window.notices.messages())
+    assert window.notices.isVisibleTo(window)
+    assert (0, "", "tpu-v5e") in window.roofline_plot.points
+    type_into(qtbot, ed.chips_edit, "4")
+    assert window.doc.scenario.ops[0].shard.n == 4
+
+
+def test_what_if_multiplier_is_live_and_in_the_legend(window, qtbot):
+    before = point(window, chip="tpu-v5e")
+    type_into(qtbot, window.chips_panel.peak_edit, "2")
+    flush(window)
+    assert window.doc.scenario.what_if.peak == 2
+    labels = [c.label for c in window.roofline_plot.geometry.chips]
+    assert any("peak×2" in lab for lab in labels)
+    assert point(window, chip="tpu-v5e") != before
+    qtbot.mouseClick(window.chips_panel.reset_button, Qt.MouseButton.LeftButton)
+    assert window.doc.scenario.what_if.peak == 1
+    assert window.chips_panel.peak_edit.text() == "1"
+
+
+def test_derate_toggle(window, qtbot):
+    window.chips_panel.derate_box.setFocus()
+    qtbot.keyClick(window.chips_panel.derate_box, Qt.Key.Key_Space)
+    flush(window)
+    assert window.doc.scenario.derate
+    assert "achievable" in window.results.working_text()
+
+
+# -- undo ------------------------------------------------------------------------------
+
+def test_undo_restores_the_field_the_plot_and_the_readouts(window, qtbot):
+    p0, t0 = point(window), window.results.table_text()
+    type_into(qtbot, b_edit(window), "2048")
+    b_edit(window).editingFinished.emit()
+    combo = window.form.editor.dtype_combo("x")
+    combo.setCurrentIndex(combo.findData("fp32"))
+    flush(window)
+    assert window.doc.undo_stack.count() == 2
+    window.controller.undo_action.trigger()
+    assert window.doc.scenario.ops[0].dtypes["x"] == "bf16"
+    assert combo.currentData() == "bf16"
+    window.controller.undo_action.trigger()
+    flush(window)
+    assert window.doc.scenario.ops[0].dims["B"] == 256
+    assert b_edit(window).text() == "256"
+    assert point(window) == p0 and window.results.table_text() == t0
+    assert not window.isWindowModified()
+    window.controller.redo_action.trigger()
+    assert window.doc.scenario.ops[0].dims["B"] == 2048
+    assert b_edit(window).text() == "2048"
+
+
+def test_standard_shortcuts(window):
+    keys = {a.shortcut().toString() for a in window.findChildren(type(window.export_action))}
+    for k in ("Ctrl+N", "Ctrl+O", "Ctrl+S", "Ctrl+Shift+S", "Ctrl+Z", "Ctrl+Y", "Ctrl+Q",
+              "Ctrl+Shift+C"):
+        assert k in keys, k
+
+
+# -- documents -------------------------------------------------------------------------
+
+def test_save_then_open_gives_the_same_scenario(window, qtbot, tmp_path, monkeypatch):
+    type_into(qtbot, b_edit(window), "777")
+    window.chips_panel.item("tpu-v6e").setCheckState(0, Qt.CheckState.Checked)
+    path = tmp_path / "mine.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    window.controller.save_as_action.trigger()
+    assert path.exists() and not window.isWindowModified()
+    assert window.windowTitle().startswith("mine.json")
+    saved = window.doc.scenario.to_dict()
+    assert json.loads(path.read_text())["ops"][0]["dims"]["B"] == 777
+    assert load_scenario(path).to_dict() == saved
+    window.controller.new_action.trigger()
+    assert window.doc.scenario.ops[0].dims["B"] == 256
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    window.controller.open_action.trigger()
+    flush(window)
+    assert window.doc.scenario.to_dict() == saved
+    assert b_edit(window).text() == "777"
+    assert "tpu-v6e" in window.roofline_plot.roof_curves
+    assert str(path.resolve()) in window.controller.recent_files()
+
+
+def test_opening_a_broken_file_says_what_is_wrong_and_keeps_the_document(window, tmp_path,
+                                                                         monkeypatch):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "roofgui-scenario", "version": 1, "ops": [{"kind": "warp"}]}')
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: shown.append(text))
+    before = window.doc.scenario.to_dict()
+    assert not window.controller.open_path(bad, ask=False)
+    assert shown and "bad.json" in shown[0] and "ops[0].kind" in shown[0]
+    assert window.doc.scenario.to_dict() == before
+
+
+def test_unsaved_changes_are_asked_about_on_close(window, qtbot, monkeypatch):
+    type_into(qtbot, b_edit(window), "300")
+    answers = [QMessageBox.StandardButton.Cancel]
+    monkeypatch.setattr(QMessageBox, "exec", lambda self: answers.pop(0))
+    assert not window.close()
+    assert window.isVisible()
+    answers.append(QMessageBox.StandardButton.Discard)
+    assert window.close()
+
+
+def test_layout_and_last_scenario_come_back(qtbot, monkeypatch):
+    w1 = MainWindow(catalog=Catalog.load(user_dir=False))
+    w1.show()
+    w1.live.flush()
+    type_into(qtbot, w1.form.editor.dim_edit("B"), "640")
+    w1.tabs.setCurrentIndex(TAB_SWEEP)
+    w1.results_dock.hide()
+    monkeypatch.setattr(QMessageBox, "exec", lambda self: QMessageBox.StandardButton.Discard)
+    assert w1.close()
+    w2 = MainWindow(catalog=Catalog.load(user_dir=False))
+    w2.show()
+    try:
+        assert w2.doc.scenario.ops[0].dims["B"] == 640
+        assert w2.tabs.currentIndex() == TAB_SWEEP
+        assert not w2.results_dock.isVisible()
+    finally:
+        close_quietly(w2)
+
+
+def test_every_example_opens_from_the_menu_without_errors(window):
+    actions = [a for a in window.controller.examples_menu.actions() if a.isEnabled()]
+    assert len(actions) >= 8
+    for a in actions:
+        a.trigger()
+        flush(window)
+        assert window.doc.scenario.title == a.text()
+        assert window.heading.text() == a.text()
+        assert window.notices.messages() == [], a.text()
+        assert len(window.roofline_plot.points) == len(window.doc.scenario.ops) * len(
+            window.doc.scenario.chips)
+        assert not window.isWindowModified()
+
+
+def test_question_3_sweep_is_reproducible_from_the_window(window):
+    (a,) = [a for a in window.controller.examples_menu.actions() if a.text().startswith("Question 3")]
+    a.trigger()
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    g = window.sweep_plot.geometry
+    assert len(g.lines) == 2 and all(ln.crit_x is not None for ln in g.lines)
+    y = window.sweep_controls.y_combo
+    y.setCurrentIndex(y.findData("time"))
+    flush(window)
+    assert window.doc.scenario.sweep.y == "time"
+    assert window.sweep_plot.geometry.y_kind != g.y_kind
+
+
+def test_sweep_range_checks_from_and_to(window, qtbot):
+    sw = window.sweep_controls
+    type_into(qtbot, sw.start_edit, "1e6")  # beyond "To" (16384)
+    assert sw.start_edit.error() and "less than To" in sw.start_edit.error()
+    assert window.doc.scenario.sweep.start == 1
+    assert "less than To" in sw.message.text()
+    type_into(qtbot, sw.stop_edit, "1e7")
+    type_into(qtbot, sw.start_edit, "1e6")
+    assert window.doc.scenario.sweep.start == 1e6 and window.doc.scenario.sweep.stop == 1e7
+
+
+# -- results ---------------------------------------------------------------------------
+
+def test_results_list_every_figure_and_the_working_is_copyable(window, qtbot):
+    rows = [window.results.table.verticalHeaderItem(r).text()
+            for r in range(window.results.table.rowCount())]
+    for name in ("FLOPs", "Bytes (HBM)", "Intensity", "Critical intensity", "T_math",
+                 "T_comms (HBM)", "T_lower", "T_upper", "Bound", "Utilisation", "Critical B",
+                 "Critical D", "Critical F"):
+        assert name in rows, name
+    assert rows.index("Critical B") < rows.index("Critical D")
+    qtbot.mouseClick(window.results.copy_button, Qt.MouseButton.LeftButton)
+    text = QApplication.clipboard().text()
+    assert "T_math = 3.44e+10 FLOP / 1.97e+14 FLOP/s" in text and "174 µs" in text
+
+
+# -- usability -------------------------------------------------------------------------
+
+def _inputs(w):
+    roots = (w.form, w.chips_panel, w.sweep_controls)
+    for root in roots:
+        for cls in (QLineEdit, QComboBox, QCheckBox, QAbstractButton, QAbstractItemView):
+            for widget in root.findChildren(cls):
+                if type(widget).__name__ in ("QScrollBar", "QHeaderView") \
+                        or widget.objectName().startswith("qt_"):
+                    continue
+                yield widget
+
+
+def test_every_input_has_an_accessible_name_matching_its_label_and_a_tooltip(window):
+    missing = [(type(x).__name__, x.objectName(), x.accessibleName()) for x in _inputs(window)
+               if x.isVisibleTo(window) and (not x.accessibleName() or not x.toolTip())]
+    # the line edit inside each combo box belongs to the combo
+    missing = [m for m in missing if m[0] != "QLineEdit" or m[1]]
+    assert missing == []
+    labelled = 0
+    for lab in window.findChildren(QLabel):
+        buddy = lab.buddy()
+        if buddy is not None:
+            assert buddy.accessibleName() == lab.text().replace("&", ""), lab.text()
+            labelled += 1
+    assert labelled >= 12
+
+
+def test_the_form_works_from_the_keyboard(window, qtbot):
+    order = []
+    w = window.form.title.edit
+    for _ in range(60):
+        order.append(w)
+        w = w.nextInFocusChain()
+        while not (w.focusPolicy() & Qt.FocusPolicy.TabFocus) or not w.isVisibleTo(window) \
+                or not w.isEnabled():
+            w = w.nextInFocusChain()
+    ed = window.form.editor
+    sequence = [window.form.title.edit, window.form.ops.list, ed.kind_combo, ed.dim_edit("B"),
+                ed.dim_edit("D"), ed.dim_edit("F"), ed.dtype_combo("x"), ed.axis_combo,
+                window.chips_panel.filter, window.chips_panel.tree, window.chips_panel.peak_edit]
+    positions = [order.index(x) for x in sequence]
+    assert positions == sorted(positions)
+    # and typing after tabbing into B edits the op
+    ed.dim_edit("B").setFocus()
+    qtbot.keyClick(ed.dim_edit("B"), Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(ed.dim_edit("B"), "128")
+    assert window.doc.scenario.ops[0].dims["B"] == 128
+
+
+def test_follows_a_dark_palette(window):
+    app = QApplication.instance()
+    old = app.palette()
+    try:
+        dark = QPalette()
+        for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
+            dark.setColor(role, QColor("#202124"))
+        dark.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
+        app.setPalette(dark)
+        QApplication.processEvents()
+        assert window.roofline_plot.style.is_dark and window.sweep_plot.style.is_dark
+    finally:
+        app.setPalette(old)
+        QApplication.processEvents()
+    assert not window.roofline_plot.style.is_dark
