@@ -11,6 +11,7 @@ The window itself computes nothing.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 from pathlib import Path
@@ -31,6 +32,17 @@ from .results import ResultsPanel
 
 APP_TITLE = "Roofline Explorer"
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
+
+
+#: Modules that register further op kinds (``ops.register``) when imported.
+OPTIONAL_OP_KINDS = ("roofgui.model.llm",)
+
+
+def load_op_kinds() -> None:
+    """Import the modules that register op kinds, so the form lists them and files using them open."""
+    for name in OPTIONAL_OP_KINDS:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
 
 
 def palette_is_dark(palette: QPalette | None = None) -> bool:
@@ -174,6 +186,7 @@ class MainWindow(QMainWindow):
         from .style import screen_style
 
         self._screen_style = screen_style
+        load_op_kinds()
         self.catalog = catalog if catalog is not None else Catalog.load()
         self.setObjectName("MainWindow")
         self.setWindowTitle(APP_TITLE)

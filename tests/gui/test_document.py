@@ -1,0 +1,131 @@
+"""ScenarioDocument: undo/redo of scenario snapshots, merging, files, and the session."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from roofgui.gui.document import ScenarioDocument, app_settings, examples
+from roofgui.model.errors import ScenarioError
+from roofgui.model.scenario import Scenario, default_scenario
+
+
+@pytest.fixture
+def doc(qapp):
+    return ScenarioDocument()
+
+
+def set_b(value):
+    def change(s: Scenario) -> None:
+        s.ops[0].dims["B"] = value
+    return change
+
+
+def test_an_edit_is_one_undoable_step(doc):
+    seen = []
+    doc.changed.connect(seen.append)
+    assert doc.edit("Set B", set_b(512), origin="form")
+    assert doc.scenario.ops[0].dims["B"] == 512
+    assert seen == ["form"] and doc.is_modified()
+    doc.undo_stack.undo()
+    assert doc.scenario.ops[0].dims["B"] == 256 and not doc.is_modified()
+    assert seen[-1] is None  # undo: every view re-reads everything
+    doc.undo_stack.redo()
+    assert doc.scenario.ops[0].dims["B"] == 512
+
+
+def test_an_edit_that_changes_nothing_is_not_a_step(doc):
+    assert not doc.edit("Set B", set_b(256))
+    assert doc.undo_stack.count() == 0 and not doc.is_modified()
+
+
+def test_keystrokes_in_one_field_merge_until_sealed(doc):
+    for v in (1, 10, 102, 1024):
+        doc.edit("Set B", set_b(v), key="op0.B")
+    assert doc.undo_stack.count() == 1
+    doc.seal()  # the field lost focus
+    doc.edit("Set B", set_b(2048), key="op0.B")
+    assert doc.undo_stack.count() == 2
+    doc.edit("Set D", lambda s: s.ops[0].dims.__setitem__("D", 4096), key="op0.D")
+    assert doc.undo_stack.count() == 3
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert doc.scenario.ops[0].dims["B"] == 1024
+    doc.undo_stack.undo()
+    assert doc.scenario.ops[0].dims["B"] == 256
+
+
+def test_typing_back_to_the_original_value_leaves_no_step(doc):
+    doc.edit("Set B", set_b(25), key="op0.B")
+    doc.edit("Set B", set_b(256), key="op0.B")
+    assert doc.undo_stack.count() == 0 and not doc.is_modified()
+
+
+def test_undo_does_not_undo_the_zoom(doc):
+    doc.edit("Set B", set_b(512))
+    doc.set_view([0, 3, 12, 15])
+    doc.undo_stack.undo()
+    assert doc.scenario.view.roofline == [0, 3, 12, 15]
+    assert doc.undo_stack.count() == 1
+
+
+def test_snapshots_are_independent_of_later_edits(doc):
+    doc.edit("Add op", lambda s: s.ops.append(s.ops[0].__class__(name="x")))
+    doc.edit("Set B", set_b(1))
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert [o.name for o in doc.scenario.ops] == ["matmul"]
+    assert doc.scenario.ops[0].dims["B"] == 256
+
+
+def test_save_and_open_round_trip(doc, tmp_path):
+    doc.edit("Set B", set_b(4096))
+    path = doc.save(tmp_path / "a.json")
+    assert not doc.is_modified() and doc.path == path
+    data = json.loads(path.read_text())
+    assert data["format"] == "roofgui-scenario" and data["version"] == 1
+    other = ScenarioDocument()
+    other.open(path)
+    assert other.scenario.to_dict() == doc.scenario.to_dict()
+    assert other.undo_stack.count() == 0 and not other.is_modified()
+    assert other.display_name() == "a.json"
+
+
+def test_opening_a_bad_file_raises_and_keeps_the_document(doc, tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text("{ truncated")
+    before = doc.scenario.to_dict()
+    with pytest.raises(ScenarioError, match="bad.json"):
+        doc.open(p)
+    assert doc.scenario.to_dict() == before and doc.path is None
+
+
+def test_a_save_leaves_no_temporary_files(doc, tmp_path):
+    doc.save(tmp_path / "s.json")
+    doc.edit("Set B", set_b(8))
+    doc.save()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+
+
+def test_load_clears_the_history(doc):
+    doc.edit("Set B", set_b(8))
+    doc.load(default_scenario())
+    assert doc.undo_stack.count() == 0 and not doc.is_modified()
+    doc.load(default_scenario(), modified=True)
+    assert doc.is_modified()
+
+
+def test_settings_live_in_the_user_data_dir(qapp, tmp_path):
+    s = app_settings()
+    s.setValue("probe", 1)
+    s.sync()
+    assert str(tmp_path) in s.fileName()
+
+
+def test_examples_are_found_and_titled():
+    found = examples()
+    assert len(found) >= 8
+    for ex in found:
+        assert ex.title and ex.title != ex.name
+        assert Scenario.from_json(ex.text).title == ex.title
