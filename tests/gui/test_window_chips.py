@@ -1,0 +1,105 @@
+"""Chips: full spec with sources, custom chips saved to the user's directory, presets read-only."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from roofgui.gui.chip_dialogs import ChipEditorDialog, ChipSpecDialog
+from roofgui.gui.main_window import MainWindow
+from roofgui.model.catalog import Catalog
+from roofgui.model.paths import user_chip_dir
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow()  # loads the user's chip directory (isolated per test)
+    w.show()
+    w.live.flush()
+    yield w
+    w.doc.load(w.doc.scenario)
+    w.close()
+    w.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def test_spec_dialog_lists_every_figure_with_its_source(qtbot):
+    chip = Catalog.load(user_dir=False).get("h100-sxm")
+    dlg = ChipSpecDialog(chip)
+    qtbot.addWidget(dlg)
+    labels = dlg.figure_labels()
+    assert "Matrix peak bf16" in labels and "HBM bandwidth" in labels and "Link nvlink (one-way)" in labels
+    for r in range(dlg.table.rowCount()):
+        src = dlg.table.item(r, 2)
+        assert src.text() in chip.sources and src.toolTip() == chip.sources[src.text()]
+    bf16 = labels.index("Matrix peak bf16")
+    assert "989" in dlg.table.item(bf16, 1).text()
+    assert "sparse figure halved" in dlg.table.item(bf16, 3).text()
+    text = dlg.sources.toPlainText()
+    assert all(key in text for key in chip.sources)
+
+
+def test_a_custom_chip_is_saved_checked_and_there_on_the_next_launch(window, qtbot):
+    panel = window.chips_panel
+    panel.select_chip("tpu-v5e")
+    assert not panel.edit_button.isEnabled() and not panel.delete_button.isEnabled()  # presets
+    base = window.catalog.get("tpu-v5e")
+    dlg = ChipEditorDialog(base, window.catalog, parent=panel)
+    dlg.saved.connect(panel._after_save)
+    assert dlg.id_edit.text() == "tpu-v5e-custom"
+    dlg.name_edit.setText("TPU v5e with HBM3")
+    rows = [r[0] for r in dlg._rows]
+    dlg.table.item(rows.index("memory.bandwidth"), 1).setText("1.6T")
+    dlg.save()
+    assert dlg.error.text() == ""
+    path = user_chip_dir() / "tpu-v5e-custom.toml"
+    assert path.exists()
+    chip = window.catalog.get("tpu-v5e-custom")
+    assert chip.hbm_bandwidth.value == 1.6e12 and chip.hbm_bandwidth.source == "user"
+    assert "was 8.2e+11" in chip.hbm_bandwidth.note
+    assert chip.matrix["bf16"].source == base.matrix["bf16"].source  # untouched figures keep theirs
+    window.live.flush()
+    assert "tpu-v5e-custom" in window.doc.scenario.chips
+    assert "tpu-v5e-custom" in window.roofline_plot.roof_curves
+    assert panel.edit_button.isEnabled() and panel.delete_button.isEnabled()
+    # the next launch reads it from the user's chip directory
+    again = Catalog.load()
+    assert again.get("tpu-v5e-custom").name == "TPU v5e with HBM3"
+
+
+def test_bad_figures_are_refused_with_a_message(window):
+    dlg = ChipEditorDialog(window.catalog.get("h100-sxm"), window.catalog)
+    rows = [r[0] for r in dlg._rows]
+    dlg.table.item(rows.index("matrix.bf16"), 1).setText("-3")
+    dlg.save()
+    assert "Matrix peak bf16" in dlg.error.text() and "greater than zero" in dlg.error.text()
+    dlg.table.item(rows.index("matrix.bf16"), 1).setText("1e15")
+    dlg.id_edit.setText("h100-sxm")
+    dlg.save()
+    assert "shipped chip" in dlg.error.text()
+    dlg.id_edit.setText("Bad Id!")
+    dlg.save()
+    assert "id" in dlg.error.text()
+    assert not (user_chip_dir() / "h100-sxm.toml").exists()
+
+
+def test_edit_and_delete_a_custom_chip(window, qtbot, monkeypatch):
+    panel = window.chips_panel
+    base = window.catalog.get("mi300x")
+    dlg = ChipEditorDialog(base, window.catalog, parent=panel)
+    dlg.saved.connect(panel._after_save)
+    dlg.save()
+    cid = "mi300x-custom"
+    panel.select_chip(cid)
+    edit = ChipEditorDialog(window.catalog.get(cid), window.catalog, editing=True, parent=panel)
+    edit.saved.connect(panel._after_save)
+    edit.name_edit.setText("MI300X tuned")
+    edit.save()
+    assert window.catalog.get(cid).name == "MI300X tuned"
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    panel.select_chip(cid)
+    qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    assert cid not in window.catalog.chips
+    assert not (user_chip_dir() / f"{cid}.toml").exists()
+    assert cid not in window.doc.scenario.chips
