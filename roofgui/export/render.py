@@ -89,9 +89,15 @@ def check_size(width, height) -> None:
         raise ExportError(f"{width} × {height} is too large (at most {MAX_PIXELS:,} pixels)", "size")
 
 
-def scale_factor(width: int, height: int) -> float:
-    """How much bigger than the 1920 × 1080 design size a picture is (fits both sides)."""
-    return min(width / BASE_SIZE[0], height / BASE_SIZE[1])
+#: The screen styles are the window's: a 1280 × 720 picture looks like the plot in a window.
+SCREEN_BASE_SIZE = (1280, 720)
+
+
+def scale_factor(width: int, height: int, style: str = "slide") -> float:
+    """How much bigger than its style's design size a picture is (fitting both sides):
+    1920 × 1080 for the slide style, 1280 × 720 for the screen styles."""
+    bw, bh = BASE_SIZE if style == "slide" else SCREEN_BASE_SIZE
+    return min(width / bw, height / bh)
 
 
 _FONT_FIELDS = ("tick_font_pt", "label_font_pt", "legend_font_pt", "annotation_font_pt",
@@ -111,7 +117,7 @@ def export_style(name: str, width: int, height: int, transparent: bool = False,
     from ..gui import style as st
 
     base = {"slide": st.SLIDE, "screen": st.SCREEN_LIGHT, "screen-dark": st.SCREEN_DARK}[name]
-    s = base.scaled(scale_factor(width, height))
+    s = base.scaled(scale_factor(width, height, name))
     if dpi and abs(dpi - 96.0) > 1e-6:
         s = replace(s, **{f: getattr(s, f) * 96.0 / dpi for f in _FONT_FIELDS if hasattr(s, f)})
     changes = {}
@@ -219,7 +225,7 @@ class Figure:
         self.scenario = scenario
         W, H = opts.width, opts.height
         self.size = (W, H)
-        f = scale_factor(W, H)
+        f = scale_factor(W, H, opts.style)
         self.factor = f
         self.dpi = screen_dpi()
         self.style = export_style(opts.style, W, H, opts.transparent, self.dpi)
@@ -235,7 +241,7 @@ class Figure:
         px = self.dpi / 72.0  # the style's points, rescaled above, back to design pixels
         self.title_font = _font(st.font_family, st.title_font_pt * px * (1.25 if slide else 1.1),
                                 bold=True)
-        self.caption_font = _font(st.font_family, st.annotation_font_pt * px * 0.82)
+        self.caption_font = _font(st.font_family, st.annotation_font_pt * px * (0.82 if slide else 1.0))
         self.title_lines: list[str] = []
         self.title_rect = QRectF()
         if opts.title:
