@@ -170,12 +170,17 @@ class _LogPlot(pg.PlotWidget):
         vb.disableAutoRange()
         vb.setDefaultPadding(0.0)
         self.vb = vb
-        self.showGrid(x=True, y=True)
+        # Grid lines at the labelled decades only, as one path (the axes draw the 2..9
+        # minor ticks as short ticks): calmer than a grid line per minor tick, and cheap.
+        self.grid_item = pg.PlotCurveItem(connect="pairs", antialias=False)
+        self.grid_item.setZValue(-50)
+        self.addItem(self.grid_item, ignoreBounds=True)
         self._has_view = False
         self._fit: tuple[float, float, float, float] = (0.0, 4.0, 12.0, 16.0)
         self._x_title = ""
         self._y_title = ""
         self._sig: dict = {}  # key -> what was last applied, to skip no-op setData/setPen
+        self._pool: dict = {}  # hidden items of chips / ops no longer shown, by key
         self.legend = pg.LegendItem(offset=(10, 10), frame=True)
         self.legend.setParentItem(vb)
         self.legend.setZValue(1000)
@@ -226,8 +231,18 @@ class _LogPlot(pg.PlotWidget):
         self.viewChangedByUser.emit(self.view_range())
 
     def _on_range_changed(self, *_):
+        self._update_grid()
         self._layout_annotations()
         self._relayout.start()
+
+    def _update_grid(self) -> None:
+        x0, x1, y0, y1 = self.view_range()
+        xm = self._x_axis.tickValues(x0, x1, max(self.vb.width(), 1.0))[0][1]
+        ym = self._y_axis.tickValues(y0, y1, max(self.vb.height(), 1.0))[0][1]
+        xs = [v for v in xm for _ in (0, 1)] + [x0 - 1, x1 + 1] * len(ym)
+        ys = [y0 - 1, y1 + 1] * len(xm) + [v for v in ym for _ in (0, 1)]
+        if self._changed(("data", "grid"), (tuple(xs), tuple(ys))):
+            self.grid_item.setData(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
 
     def _layout_annotations(self) -> None:
         self._place_legend()
@@ -240,6 +255,7 @@ class _LogPlot(pg.PlotWidget):
         self._restyle_items()
         self._legend_signature = ()
         self._rebuild_legend()
+        self._update_grid()
         self._layout_annotations()
         self._relayout.start()
 
@@ -251,10 +267,11 @@ class _LogPlot(pg.PlotWidget):
             ax.setPen(_pen(s.foreground, s.axis_width, alpha=0.6))
             ax.setTextPen(fg)
             ax.setTickFont(_font(s, s.tick_font_pt))
-            ax.setStyle(tickLength=int(round(-5 * s.axis_width)),
-                        tickTextOffset=int(round(3 + 3 * s.axis_width)),
+            ax.setStyle(tickLength=int(round(5 * s.axis_width)),
+                        tickTextOffset=int(round(2 + 2 * s.axis_width)),
                         autoExpandTextSpace=True)
-            ax.setGrid(int(255 * s.grid_alpha))
+            ax.setGrid(False)
+        self.grid_item.setPen(_pen(s.foreground, s.grid_width, alpha=s.grid_alpha))
         self._set_titles(self._x_title, self._y_title)
         lg = self.legend
         lg.setPen(_pen(s.legend_border, 1.0))
@@ -370,24 +387,36 @@ class _LogPlot(pg.PlotWidget):
         return list(item.pointsAt(item.mapFromScene(scene_pos)))
 
     # -- item helpers ------------------------------------------------------------
-    def _new_curve(self, z: float, bounds: bool = True) -> pg.PlotDataItem:
-        item = pg.PlotDataItem(antialias=True)
-        item.setZValue(z)
-        item.curve.setClickable(True, width=8)
-        self.addItem(item, ignoreBounds=not bounds)
+    def _pooled(self, pool):
+        item = self._pool.pop(pool, None) if pool is not None else None
+        if item is not None:
+            item.show()
         return item
 
-    def _new_scatter(self, z: float) -> pg.ScatterPlotItem:
-        item = pg.ScatterPlotItem(antialias=True)
-        item.setZValue(z)
-        self.addItem(item)
+    def _new_curve(self, z: float, bounds: bool = True, pool=None) -> pg.PlotDataItem:
+        item = self._pooled(pool)
+        if item is None:
+            item = pg.PlotDataItem(antialias=True)
+            item.setZValue(z)
+            item.curve.setClickable(True, width=8)
+            self.addItem(item, ignoreBounds=not bounds)
         return item
 
-    def _new_text(self, z: float, anchor=(0.5, 1.0)) -> pg.TextItem:
-        item = pg.TextItem("", anchor=anchor)
-        item.textItem.document().setDocumentMargin(1.0)
-        item.setZValue(z)
-        self.addItem(item, ignoreBounds=True)
+    def _new_scatter(self, z: float, pool=None) -> pg.ScatterPlotItem:
+        item = self._pooled(pool)
+        if item is None:
+            item = pg.ScatterPlotItem(antialias=True)
+            item.setZValue(z)
+            self.addItem(item)
+        return item
+
+    def _new_text(self, z: float, anchor=(0.5, 1.0), pool=None) -> pg.TextItem:
+        item = self._pooled(pool)
+        if item is None:
+            item = pg.TextItem("", anchor=anchor)
+            item.textItem.document().setDocumentMargin(1.0)
+            item.setZValue(z)
+            self.addItem(item, ignoreBounds=True)
         return item
 
     def _set_curve(self, key, item: pg.PlotDataItem, x, y) -> None:
@@ -407,11 +436,12 @@ class _LogPlot(pg.PlotWidget):
             item.setText(text)
 
     def _drop(self, store: dict, key, prefix: tuple = ()) -> None:
+        """Take an item out of a live store.  It is hidden and kept, with its data, for
+        when the same chip / op comes back (unchecking and re-checking a chip then
+        creates nothing)."""
         item = store.pop(key)
-        self.removeItem(item)
-        k = key if isinstance(key, tuple) else (key,)
-        for kind in ("data", "style", "text"):
-            self._sig.pop((kind,) + prefix + k, None)
+        item.hide()
+        self._pool[prefix + (key if isinstance(key, tuple) else (key,))] = item
 
 
 # ---------------------------------------------------------------------------
@@ -496,11 +526,12 @@ class RooflinePlot(_LogPlot):
             for r in c.roofs:
                 item = curves.get(r.key)
                 if item is None:
-                    item = curves[r.key] = self._new_curve(-1 if r.kind == "link" else 0)
+                    item = curves[r.key] = self._new_curve(-1 if r.kind == "link" else 0,
+                                                            pool=("roof", c.chip_id, r.key))
                 self._set_curve(("roof", c.chip_id, r.key), item, r.x, r.y)
             ridge = self.ridge_items.get(c.chip_id)
             if ridge is None:
-                ridge = self.ridge_items[c.chip_id] = self._new_scatter(5)
+                ridge = self.ridge_items[c.chip_id] = self._new_scatter(5, pool=("ridges", c.chip_id))
             self._set_spots(("ridges", c.chip_id), ridge, [r.x for r in c.ridges],
                             [r.y for r in c.ridges], [r.tooltip for r in c.ridges])
         # -- roof labels (compute roofs), ridge guides and labels
@@ -513,7 +544,7 @@ class RooflinePlot(_LogPlot):
                 if r.label:
                     k = (c.chip_id, r.key)
                     if k not in self.roof_labels:
-                        self.roof_labels[k] = self._new_text(25, (1.0, 1.0))
+                        self.roof_labels[k] = self._new_text(25, (1.0, 1.0), pool=("rooflabel",) + k)
                     self._set_text(("rooflabel",) + k, self.roof_labels[k], r.label)
         live = {(c.chip_id, r.key) for c in g.chips for r in c.ridges}
         for k in list(self.ridge_guides):
@@ -524,8 +555,8 @@ class RooflinePlot(_LogPlot):
             for r in c.ridges:
                 k = (c.chip_id, r.key)
                 if k not in self.ridge_guides:
-                    self.ridge_guides[k] = self._new_curve(-20, bounds=False)
-                    self.ridge_labels[k] = self._new_text(30)
+                    self.ridge_guides[k] = self._new_curve(-20, bounds=False, pool=("guide",) + k)
+                    self.ridge_labels[k] = self._new_text(30, pool=("ridgelabel",) + k)
                 self._set_curve(("guide",) + k, self.ridge_guides[k], [r.x, r.x],
                                 [r.y, -pd.LOG_INF])
                 self._set_text(("ridgelabel",) + k, self.ridge_labels[k], r.label)
@@ -537,7 +568,7 @@ class RooflinePlot(_LogPlot):
         for p in g.points:
             item = self.points.get(p.key)
             if item is None:
-                item = self.points[p.key] = self._new_scatter(10)
+                item = self.points[p.key] = self._new_scatter(10, pool=("point",) + p.key)
             self._set_spots(("point",) + p.key, item, [p.x], [p.y], [p.tooltip], p.symbol)
         live_net = {p.key for p in g.points if p.net_x is not None}
         for k in list(self.net_points):
@@ -548,8 +579,8 @@ class RooflinePlot(_LogPlot):
             if p.net_x is None:
                 continue
             if p.key not in self.net_points:
-                self.net_points[p.key] = self._new_scatter(9)
-                self.net_links[p.key] = self._new_curve(-5, bounds=False)
+                self.net_points[p.key] = self._new_scatter(9, pool=("netpoint",) + p.key)
+                self.net_links[p.key] = self._new_curve(-5, bounds=False, pool=("netlink",) + p.key)
             self._set_spots(("netpoint",) + p.key, self.net_points[p.key], [p.net_x], [p.y],
                             [p.tooltip], p.symbol)
             self._set_curve(("netlink",) + p.key, self.net_links[p.key], [p.x, p.net_x],
@@ -561,7 +592,7 @@ class RooflinePlot(_LogPlot):
         for lab in g.labels:
             item = self.op_labels.get(lab.key)
             if item is None:
-                item = self.op_labels[lab.key] = self._new_text(20)
+                item = self.op_labels[lab.key] = self._new_text(20, pool=("oplabel",) + lab.key)
             self._set_text(("oplabel",) + lab.key, item, lab.text)
             if self._changed(("data", "oplabel") + lab.key, (lab.x, lab.y, lab.side)):
                 item.setPos(lab.x, lab.y)
@@ -569,10 +600,7 @@ class RooflinePlot(_LogPlot):
         # -- regions
         present = {r.kind: r for r in g.regions}
         for kind, item in self.region_items.items():
-            r = present.get(kind)
-            item.setVisible(r is not None)
-            if r is not None and self._changed(("data", "region", kind), (r.x0, r.x1)):
-                item.setRegion((r.x0, r.x1))
+            item.setVisible(kind in present)  # extents: _layout_annotations, clipped to the view
 
     # -- style ------------------------------------------------------------------
     def _restyle_items(self) -> None:
@@ -644,11 +672,11 @@ class RooflinePlot(_LogPlot):
         s = self.style
         if g is None:
             return
-        present = {p.bound for p in g.points}
-        bounds = [b for b in ("compute", "memory", "network") if b in present]
+        # The marker key is fixed (network only with a link roof), so edits that
+        # move points across a ridge never rebuild the legend.
         has_link = any(r.kind == "link" for c in g.chips for r in c.roofs)
-        sig = (tuple((c.chip_id, c.label, c.colour) for c in g.chips), tuple(bounds), has_link,
-               id(s))
+        bounds = ["compute", "memory"] + (["network"] if has_link else [])
+        sig = (tuple((c.chip_id, c.label, c.colour) for c in g.chips), has_link, id(s))
         if sig == self._legend_signature:
             return
         self._legend_signature = sig
@@ -694,6 +722,13 @@ class RooflinePlot(_LogPlot):
             lab.setPos(x1 - 4 / px_x, y0 + y_px / px_y)
             lab.setAnchor((1.0, 1.0))
             lab.setVisible(bool(r.x[0] < x1 - (len(r.label) * char_w + 12) / px_x))
+        # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
+        for reg in g.regions:
+            ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
+            if ext[0] >= ext[1]:
+                ext = (reg.x0, reg.x0) if reg.x0 > x1 else (reg.x1, reg.x1)
+            if self._changed(("data", "region", reg.kind), ext):
+                self.region_items[reg.kind].setRegion(ext)
         # legend in the emptiest corner, then region names clear of it
         self._place_legend()
         self._layout_region_labels(x0, x1, y1, px_x)
@@ -819,10 +854,10 @@ class SweepPlot(_LogPlot):
         for ln in g.lines:
             k = ln.key
             if k not in self.curves:
-                self.curves[k] = self._new_curve(0)
-                self.crit_markers[k] = self._new_scatter(10)
-                self.crit_guides[k] = self._new_curve(-20, bounds=False)
-                self.crit_labels[k] = self._new_text(20)
+                self.curves[k] = self._new_curve(0, pool=("curve",) + k)
+                self.crit_markers[k] = self._new_scatter(10, pool=("crit",) + k)
+                self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
+                self.crit_labels[k] = self._new_text(20, pool=("critlabel",) + k)
             self._set_curve(("curve",) + k, self.curves[k], ln.x, ln.y)
             has = ln.crit_x is not None
             if has:
