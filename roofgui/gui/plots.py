@@ -906,9 +906,19 @@ class SweepPlot(_LogPlot):
         if sig == self._legend_signature:
             return
         self._legend_signature = sig
-        self._legend_entries([(ln.legend, self._sample(pen=_pen(s.colour(ln.colour),
-                                                                 s.curve_width, ln.dash)))
-                              for ln in g.lines])
+        chips = list(dict.fromkeys((ln.chip_label, ln.colour) for ln in g.lines))
+        ops = list(dict.fromkeys((ln.op_label, ln.dash) for ln in g.lines))
+        if len({c for c, _ in chips}) > 1 and len({o for o, _ in ops}) > 1:
+            # several chips and several ops: colour = chip, line style = op, listed apart
+            entries = [(name, self._sample(pen=_pen(s.colour(col), s.curve_width)))
+                       for name, col in chips]
+            entries += [(name, self._sample(pen=_pen(s.neutral, s.curve_width, dash)))
+                        for name, dash in ops]
+        else:
+            entries = [(ln.legend, self._sample(pen=_pen(s.colour(ln.colour), s.curve_width,
+                                                        ln.dash)))
+                       for ln in g.lines]
+        self._legend_entries(entries)
 
     def _layout_annotations(self) -> None:
         g = self.geometry
@@ -931,9 +941,21 @@ class SweepPlot(_LogPlot):
         g = self.geometry
         if g is None or not g.lines:
             return np.empty(0), np.empty(0)
-        xs = np.concatenate([ln.x[::4] for ln in g.lines])
-        ys = np.concatenate([ln.y[::4] for ln in g.lines])
-        return self._to_scene(xs, ys)
+        x0, x1, _, _ = self.view_range()
+        xs, ys = [], []
+        for ln in g.lines:
+            dx, dy = pd.densify(ln.x[::max(1, ln.x.size // 64)], ln.y[::max(1, ln.x.size // 64)],
+                                (x1 - x0) / 150.0)
+            xs.append(dx)
+            ys.append(dy)
+        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
+        tx, ty = [sx], [sy]
+        for k, lab in self.crit_labels.items():
+            if lab.isVisible():
+                r = lab.sceneBoundingRect()
+                tx.append(np.array([r.left(), r.center().x(), r.right()] * 2))
+                ty.append(np.array([r.top()] * 3 + [r.bottom()] * 3))
+        return np.concatenate(tx), np.concatenate(ty)
 
     def _readout_text(self, x_log: float, y_log: float) -> str:
         g = self.geometry

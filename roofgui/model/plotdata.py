@@ -710,6 +710,8 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
             ys += [float(ly.min()), float(ly.max())]
     if xs:
         x0, x1 = min(xs), max(xs)
+        pad = 0.02 * max(x1 - x0, 0.5)  # keep the end ticks' labels clear of the frame
+        x0, x1 = x0 - pad, x1 + pad
         y0, y1 = nice_range(min(ys), max(ys), pad=0.15, step=0.5, min_span=1.0)
         if mode == "flops":
             y1 = max(y1, max(ys) + 0.3)
