@@ -187,6 +187,7 @@ class ChipsPanel(QWidget):
         ]
         self.reload()
         doc.changed.connect(self.sync)
+        doc.replaced.connect(self._on_replaced)
         self.sync(None)
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -236,6 +237,13 @@ class ChipsPanel(QWidget):
         for b in self.bindings:
             b.show(sc, force)
         self._update_buttons()
+
+    def _on_replaced(self) -> None:
+        """A new document: show its first chip (the list keeps its order)."""
+        chips = [c for c in self.doc.scenario.chips if c in self._items]
+        if chips:
+            self.select_chip(chips[0])
+            self.tree.scrollToItem(self._items[chips[0]])
 
     def set_colours(self, colours: dict[str, str]) -> None:
         """The plot's colour of each checked chip, shown as a swatch beside its name."""

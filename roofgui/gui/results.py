@@ -131,8 +131,8 @@ class ResultsPanel(QWidget):
         row.addWidget(self.copy_table_button)
         rl.addLayout(row)
         self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(0, 11)
+        self.splitter.setStretchFactor(1, 9)
         lay.addWidget(self.splitter, 1)
         self._rows: list[tuple[str, str, str, str]] = []
         self._records: list[dict] = []
@@ -166,7 +166,7 @@ class ResultsPanel(QWidget):
         self._records = recs
         self._resize(len(rows), len(recs))
         for c, (e, rec) in enumerate(zip(entries, recs)):
-            head = rec["chip_name"] + (f" · {e.phase}" if e.phase else "")
+            head = rec["chip_name"].replace(" (", "\n(", 1) + (f"\n{e.phase}" if e.phase else "")
             hi = self.table.horizontalHeaderItem(c)
             if hi.text() != head:
                 hi.setText(head)
@@ -179,6 +179,7 @@ class ResultsPanel(QWidget):
                 item = self.table.item(r, c)
                 if item.text() != text:
                     item.setText(text)
+                    item.setToolTip(text)
                 colour = BOUND_COLOURS.get(text) if key == "bound" else None
                 item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
                 bold = key in ("bound", f"critical:{crit_names[0]}" if crit_names else "")
@@ -239,7 +240,8 @@ class ResultsPanel(QWidget):
 
     def table_text(self) -> str:
         t = self.table
-        head = [""] + [t.horizontalHeaderItem(c).text() for c in range(t.columnCount())]
+        head = [""] + [t.horizontalHeaderItem(c).text().replace("\n", " ")
+                       for c in range(t.columnCount())]
         lines = ["\t".join(head)]
         for r in range(t.rowCount()):
             lines.append("\t".join([t.verticalHeaderItem(r).text()]

@@ -215,6 +215,8 @@ def set_text(edit: QLineEdit, text: str) -> None:
     if edit.text() != text:
         with signals_blocked(edit):
             edit.setText(text)
+            if not edit.hasFocus():
+                edit.setCursorPosition(0)  # show the start of a long text
 
 
 class Binding:
