@@ -70,8 +70,12 @@ _SONAME_EXCEPTIONS = {
 
 _USAGE = """\
 usage: roofgui [SCENARIO.json] [Qt options, e.g. -platform offscreen]
+       roofgui gui --install-desktop | --uninstall-desktop
 
 Opens the Roofline Explorer window (optionally with a scenario file).
+  --install-desktop    add Roofline Explorer to your desktop's application menu (the
+                       .desktop entry, icon and AppStream metainfo under ~/.local/share)
+  --uninstall-desktop  remove them again
 For the command line (chips, show-chip, analyze, export) see: roofgui --help"""
 
 _HEADLESS_HINT = """\
@@ -117,6 +121,99 @@ def resource_path(*parts: str) -> Path | None:
 def icon_path() -> Path | None:
     """The scalable app icon."""
     return resource_path("icons", ICON_FILE)
+
+
+# -- desktop integration (Linux/BSD: freedesktop.org menus and icon theme) ------------
+def _data_home(data_home: str | Path | None = None) -> Path:
+    if data_home is not None:
+        return Path(data_home)
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+
+
+def desktop_install_paths(data_home: str | Path | None = None) -> dict[str, Path]:
+    """Where :func:`install_desktop_entry` puts each file."""
+    base = _data_home(data_home)
+    return {"desktop": base / "applications" / f"{APP_ID}.desktop",
+            "icon": base / "icons" / "hicolor" / "scalable" / "apps" / ICON_FILE,
+            "metainfo": base / "metainfo" / f"{APP_ID}.metainfo.xml"}
+
+
+def launcher_command() -> list[str]:
+    """The command a desktop menu should run to open the window (absolute paths)."""
+    if getattr(sys, "frozen", False):  # the PyInstaller bundle's own executable
+        return [str(Path(sys.executable).resolve()), "gui"]
+    bindir = Path(sys.executable).parent
+    cand = bindir / "roofgui-gui"  # pip/pipx put it beside the environment's python
+    if cand.is_file() and os.access(cand, os.X_OK):
+        return [str(cand)]
+    found = shutil.which("roofgui-gui")
+    if found:
+        return [str(Path(found).resolve())]
+    return [str(Path(sys.executable)), "-m", "roofgui", "gui"]
+
+
+def desktop_exec_arg(arg: str) -> str:
+    """Quote one argument for a .desktop file's Exec key (freedesktop.org rules)."""
+    if re.fullmatch(r"[A-Za-z0-9_@+=:,./-]+", arg):
+        return arg
+    inner = arg.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`").replace("$", "\\$")
+    return f'"{inner}"'.replace("\\", "\\\\").replace("%", "%%")
+
+
+def install_desktop_entry(data_home: str | Path | None = None,
+                          command: Sequence[str] | None = None) -> dict[str, Path]:
+    """Install the .desktop entry, the scalable icon and the metainfo for this user."""
+    from roofgui.model.paths import atomic_write
+
+    command = list(command or launcher_command())
+    paths = desktop_install_paths(data_home)
+    src = {"desktop": resource_path("linux", f"{APP_ID}.desktop"), "icon": icon_path(),
+           "metainfo": resource_path("linux", f"{APP_ID}.metainfo.xml")}
+    missing = [k for k, v in src.items() if v is None]
+    if missing:
+        raise FileNotFoundError(f"the packaged {', '.join(missing)} file is missing from this install")
+    exec_line = " ".join(desktop_exec_arg(a) for a in command) + " %f"
+    lines = []
+    for line in src["desktop"].read_text(encoding="utf-8").splitlines():
+        if line.startswith("Exec="):
+            line = f"Exec={exec_line}"
+        elif line.startswith("TryExec="):
+            line = "TryExec=" + command[0].replace("\\", "\\\\")  # a plain string, not quoted
+        lines.append(line)
+    atomic_write(paths["desktop"], "\n".join(lines) + "\n")
+    atomic_write(paths["icon"], src["icon"].read_bytes())
+    atomic_write(paths["metainfo"], src["metainfo"].read_bytes())
+    _refresh_desktop_caches(paths)
+    return paths
+
+
+def uninstall_desktop_entry(data_home: str | Path | None = None) -> list[Path]:
+    removed = []
+    paths = desktop_install_paths(data_home)
+    for p in paths.values():
+        if p.exists():
+            p.unlink()
+            removed.append(p)
+    _refresh_desktop_caches(paths)
+    return removed
+
+
+def _refresh_desktop_caches(paths: Mapping[str, Path]) -> None:
+    """Tell the menu and the icon theme about the change (best effort; tools may be absent).
+
+    An icon cache is only refreshed if the user already has one: creating one in
+    ~/.local/share/icons/hicolor would hide icons other apps install there later.
+    """
+    hicolor = paths["icon"].parents[2]
+    cmds = [["update-desktop-database", "-q", str(paths["desktop"].parent)]]
+    if (hicolor / "icon-theme.cache").exists():
+        cmds.append(["gtk-update-icon-cache", "-q", "-t", "-f", str(hicolor)])
+    for cmd in cmds:
+        if shutil.which(cmd[0]) and Path(cmd[-1]).is_dir():
+            try:
+                subprocess.run(cmd, capture_output=True, timeout=30)
+            except (OSError, subprocess.SubprocessError):
+                pass
 
 
 # -- argument handling -------------------------------------------------------------
@@ -437,6 +534,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(a in ("-h", "--help") for a in argv):
         print(_USAGE)
         return 0
+    if "--install-desktop" in argv or "--uninstall-desktop" in argv:
+        return _desktop_command("--install-desktop" in argv)
     smoke = "--smoke-test" in argv
     argv = [a for a in argv if a != "--smoke-test"]
     open_path, _ = _split_args(argv)
@@ -470,6 +569,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if smoke:
         _smoke_check(app, window)
     return app.exec()
+
+
+def _desktop_command(install: bool) -> int:
+    try:
+        if install:
+            paths = install_desktop_entry()
+            print("roofgui: installed for this user:\n" + "\n".join(f"  {p}" for p in paths.values())
+                  + "\nRoofline Explorer is now in your application menu (log out and in if it "
+                  "does not show yet).")
+        else:
+            removed = uninstall_desktop_entry()
+            print("roofgui: removed:\n" + "\n".join(f"  {p}" for p in removed) if removed
+                  else "roofgui: nothing to remove")
+    except OSError as e:
+        print(f"roofgui: error: {e}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _show_startup_failure(exc: BaseException) -> None:
