@@ -194,7 +194,17 @@ def table_rows(entry, rec: dict) -> list[tuple[str, str]]:
 
 
 def working_lines(entry) -> list[str]:
-    return _summary(entry)["working"]
+    """The LLM working for one (chip, phase): the shared lines, this phase's step and the serving cycle."""
+    other = [f"── {ph} step" for ph in llm.PHASES if ph != entry.phase]
+    out, skip = [], False
+    for line in _summary(entry)["working"]:
+        if line.startswith("──"):
+            skip = any(line.startswith(o) for o in other)
+        elif not line.startswith("  "):
+            skip = False
+        if not skip:
+            out.append(line)
+    return out
 
 
 def register() -> None:
