@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -107,8 +108,28 @@ class _Snapshot(QUndoCommand):
         self.doc._restore(self.before, None)
 
 
+_KNOWN_FIELDS = {"title", "ops", "chips", "what_if", "derate", "sweep", "view", "selected"}
+_KNOWN_OP_FIELDS = {"name", "kind", "dims", "dtypes", "shard", "params"}
+
+
+def copy_scenario(sc: Scenario) -> Scenario:
+    """A deep copy, about four times faster than ``copy.deepcopy`` (it runs on every edit).
+
+    Falls back to ``deepcopy`` if the scenario has grown fields this copy does not know.
+    """
+    if ({f.name for f in dataclasses.fields(sc)} != _KNOWN_FIELDS or
+            any({f.name for f in dataclasses.fields(op)} != _KNOWN_OP_FIELDS for op in sc.ops)):
+        return copy.deepcopy(sc)
+    r = dataclasses.replace
+    return r(sc,
+             ops=[r(op, dims=dict(op.dims), dtypes=dict(op.dtypes), shard=copy.copy(op.shard),
+                    params=copy.deepcopy(op.params)) for op in sc.ops],
+             chips=list(sc.chips), what_if=copy.copy(sc.what_if), sweep=copy.copy(sc.sweep),
+             view=r(sc.view, roofline=None if sc.view.roofline is None else list(sc.view.roofline)))
+
+
 def _same(a: Scenario, b: Scenario) -> bool:
-    return a.to_dict() == b.to_dict()
+    return a == b  # dataclass equality, field by field
 
 
 class ScenarioDocument(QObject):
@@ -161,7 +182,7 @@ class ScenarioDocument(QObject):
         Returns False (and changes nothing) when the edit changed nothing.
         """
         before = self._scenario
-        after = copy.deepcopy(before)
+        after = copy_scenario(before)
         change(after)
         if after == before:
             return False
@@ -186,9 +207,12 @@ class ScenarioDocument(QObject):
             self.changed.emit(origin)
 
     def _restore(self, snapshot: Scenario, origin: object) -> None:
+        # Snapshots are never changed: an edit changes a deep copy.  Only ``selected``
+        # and ``view`` are set in place (not undoable), so a shallow copy with its own
+        # view keeps the snapshot intact; zooming is not undone by an edit's undo.
         view = self._scenario.view
-        self._scenario = copy.deepcopy(snapshot)
-        self._scenario.view = copy.deepcopy(view)  # zooming is not undone by an edit's undo
+        self._scenario = copy.copy(snapshot)
+        self._scenario.view = copy.deepcopy(view)
         self.changed.emit(origin)
         self.fileChanged.emit()
 

@@ -41,6 +41,7 @@ _ROWS: list[tuple[str, str, str, str]] = [
     ("Bound", "bound", "bound", "What limits the op: compute, memory (HBM) or network (link)."),
 ]
 
+_KEY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 BOUND_COLOURS = {"compute": "#2e7d32", "memory": "#c62828", "network": "#ef6c00"}
 
 
@@ -177,12 +178,14 @@ class ResultsPanel(QWidget):
                 else:
                     text = _fmt(fmt, rec.get(key), rec)
                 item = self.table.item(r, c)
-                if item.text() != text:
-                    item.setText(text)
-                    item.setToolTip(text)
+                if item.text() == text and item.data(_KEY_ROLE) == key:
+                    continue
+                item.setText(text)
+                item.setToolTip(text)
+                item.setData(_KEY_ROLE, key)
                 colour = BOUND_COLOURS.get(text) if key == "bound" else None
                 item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
-                bold = key in ("bound", f"critical:{crit_names[0]}" if crit_names else "")
+                bold = key == "bound" or (bool(crit_names) and key == f"critical:{crit_names[0]}")
                 if item.font().bold() != bold:
                     f = item.font()
                     f.setBold(bold)

@@ -102,8 +102,8 @@ class QuantityEdit(QLineEdit):
         not wipe what the user is typing; ``force`` (a new op selected, undo)
         replaces it.
         """
-        if not force and self._error is not None and value == self._value:
-            return
+        if not force and value == self._value and (self._error is not None or self.text()):
+            return  # already shown (as typed), or an unfinished bad entry to leave alone
         self._value = value
         text = "" if value is None else format_value(value, self.integer)
         current_ok = False

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from roofgui.gui.document import ScenarioDocument, app_settings, examples
+from roofgui.gui.document import ScenarioDocument, app_settings, copy_scenario, examples
 from roofgui.model.errors import ScenarioError
 from roofgui.model.scenario import Scenario, default_scenario
 
@@ -129,3 +129,22 @@ def test_examples_are_found_and_titled():
     for ex in found:
         assert ex.title and ex.title != ex.name
         assert Scenario.from_json(ex.text).title == ex.title
+
+
+def test_copy_scenario_is_deep():
+    for ex in examples():
+        sc = Scenario.from_json(ex.text)
+        sc.view.roofline = [0.0, 1.0, 2.0, 3.0]
+        c = copy_scenario(sc)
+        assert c == sc
+        c.ops[0].dims["B"] = 3.0
+        c.ops[0].dtypes["x"] = "fp32"
+        c.ops[0].params["k"] = 1
+        if c.ops[0].shard:
+            c.ops[0].shard.n = 99
+        c.chips.append("x")
+        c.what_if.peak = 7.0
+        c.sweep.start = 9.0
+        c.view.roofline[0] = 5.0
+        assert Scenario.from_json(ex.text).ops[0] == sc.ops[0] and sc.chips[-1] != "x"
+        assert sc.what_if.peak == 1 and sc.sweep.start != 9 and sc.view.roofline[0] == 0
