@@ -1,0 +1,210 @@
+"""Roofline Explorer's benchmark: prints every figure, asserts nothing.
+
+    make bench
+    # = QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench.py
+
+Options: ``--quick`` (fewer repetitions, for a smoke run), ``--only 1,3``
+(some parts), ``--json PATH`` (every sample and summary), ``--markdown``
+(the summary table as Markdown, as pasted into docs/performance.md).
+
+Parts (each a median, with p95 where it is a distribution, and a ratio against
+a baseline measured in the same run):
+
+1. model   — 10,000-point sweep of B over 8 chips vs a plain Python loop   (≥ 50×)
+2. edit    — a keystroke in a dimension field until the plot has repainted,
+             busy scenario, 1280×800, 200 edits, vs bare pyqtgraph updating
+             the same items            (median ≤ 8 ms, p95 ≤ 16 ms, ≤ 1.5×)
+3. cold    — process start to the first painted window vs a bare
+             QApplication + PlotWidget script                              (≤ 1.5×)
+4. export  — 3840×2160 PNG and SVG of the busy scenario                   (4K PNG ≤ 0.5 s)
+5. memory  — peak RSS of the busy scenario vs the bare script
+
+GUI parts run in child processes (the parent never imports Qt), so one part
+cannot warm or pollute another.  Details of each measurement: the docstring
+of ``bench_<part>.py`` beside this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common  # noqa: E402
+from _common import BENCH_DIR, machine, summary  # noqa: E402
+
+BUDGET = {
+    "model_speedup": 50.0,
+    "edit_median_ms": 8.0,
+    "edit_p95_ms": 16.0,
+    "edit_ratio": 1.5,
+    "cold_ratio": 1.5,
+    "png4k_s": 0.5,
+}
+
+
+def _child(script: str, args: list[str], timeout: float = 3600) -> dict:
+    with tempfile.TemporaryDirectory(prefix="roofgui-bench-") as d:
+        out = Path(d) / "out.json"
+        env = dict(os.environ)
+        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+        r = subprocess.run([sys.executable, str(BENCH_DIR / script), *args, "--json", str(out)],
+                           env=env, cwd=str(BENCH_DIR), timeout=timeout, capture_output=True,
+                           text=True)
+        if r.returncode != 0 or not out.exists():
+            raise RuntimeError(f"{script} failed ({r.returncode}):\n{r.stderr[-4000:]}")
+        return json.loads(out.read_text())
+
+
+def part_model(quick: bool) -> dict:
+    import bench_model
+
+    return bench_model.run(repeats=10 if quick else 30, loop_repeats=3 if quick else 7)
+
+
+def part_edit(quick: bool) -> dict:
+    raw = _child("bench_edit.py", ["--edits", "30" if quick else "200"])
+    out = {}
+    for view, r in raw.items():
+        a, b = summary(r["samples"]), summary(r["baseline_samples"])
+        out[view] = {k: v for k, v in r.items() if k not in ("samples", "baseline_samples")}
+        out[view].update({"app_s": a, "baseline_s": b,
+                          "ratio_median": a["median"] / b["median"],
+                          "ratio_p95": a["p95"] / b["p95"],
+                          "samples": r["samples"], "baseline_samples": r["baseline_samples"]})
+    return out
+
+
+def part_cold(quick: bool) -> dict:
+    import bench_cold
+
+    return bench_cold.run(runs=3 if quick else 7)
+
+
+def part_export(quick: bool) -> dict:
+    return _child("bench_export.py", ["--repeats", "2" if quick else "5"])
+
+
+def part_memory(quick: bool) -> dict:
+    import bench_memory
+
+    return bench_memory.run(runs=1 if quick else 3)
+
+
+PARTS = {1: ("model", part_model), 2: ("edit", part_edit), 3: ("cold", part_cold),
+         4: ("export", part_export), 5: ("memory", part_memory)}
+
+
+def _ms(s: float) -> str:
+    return f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def _mark(ok: bool) -> str:
+    return "meets" if ok else "MISSES"
+
+
+def table(res: dict) -> list[tuple[str, str, str, str]]:
+    """(what, figure, baseline and ratio, budget verdict) rows."""
+    rows = []
+    if "model" in res:
+        m = res["model"]
+        lp = m["plain_loop_s"]["median"]
+        rows.append(("1. Model: evaluate_many, 10k × 8 chips",
+                     f"{_ms(m['evaluate_many_s']['median'])} (p95 {_ms(m['evaluate_many_s']['p95'])})",
+                     f"plain loop {_ms(lp)}: {m['speedup_evaluate_many']:.0f}× faster",
+                     f"≥ 50×: {_mark(m['speedup_evaluate_many'] >= BUDGET['model_speedup'])}"))
+        rows.append(("1. Model: sweep_scenario, 10k × 8 chips",
+                     f"{_ms(m['sweep_scenario_s']['median'])} (p95 {_ms(m['sweep_scenario_s']['p95'])})",
+                     f"plain loop {_ms(lp)}: {m['speedup_sweep_scenario']:.0f}× faster",
+                     f"≥ 50×: {_mark(m['speedup_sweep_scenario'] >= BUDGET['model_speedup'])}"))
+    if "edit" in res:
+        for view, r in res["edit"].items():
+            a, b = r["app_s"], r["baseline_s"]
+            it = r["items"]
+            ok = (a["median"] * 1e3 <= BUDGET["edit_median_ms"] and a["p95"] * 1e3 <= BUDGET["edit_p95_ms"]
+                  and r["ratio_median"] <= BUDGET["edit_ratio"])
+            rows.append((f"2. Edit to pixels, {view} tab (edit {r['edited']}; {it['curves']} curves / "
+                         f"{it['curve_points']} pts, {it['scatters']} scatters)",
+                         f"median {_ms(a['median'])}, p95 {_ms(a['p95'])}",
+                         f"bare pyqtgraph median {_ms(b['median'])}, p95 {_ms(b['p95'])}: "
+                         f"{r['ratio_median']:.2f}× (p95 {r['ratio_p95']:.2f}×)",
+                         f"≤ 8 / 16 ms, ≤ 1.5×: {_mark(ok)}"))
+    if "cold" in res:
+        c = res["cold"]
+        rows.append(("3. Cold start to first paint (first launch)",
+                     f"{_ms(c['app']['median'])} (p95 {_ms(c['app']['p95'])})",
+                     f"bare QApplication + PlotWidget {_ms(c['baseline']['median'])}: {c['ratio']:.2f}×",
+                     f"≤ 1.5×: {_mark(c['ratio'] <= BUDGET['cold_ratio'])}"))
+        if "app_busy" in c:
+            rows.append(("3. Cold start to first paint (busy scenario file)",
+                         f"{_ms(c['app_busy']['median'])} (p95 {_ms(c['app_busy']['p95'])})",
+                         f"{c['ratio_busy']:.2f}× the bare script",
+                         f"≤ 1.5×: {_mark(c['ratio_busy'] <= BUDGET['cold_ratio'])}"))
+    if "export" in res:
+        e = res["export"]
+        floor = e["png_4k_encode_floor"]["median"]
+        for k, label in (("png_4k_roofline", "4. Export 3840×2160 PNG, roofline"),
+                         ("png_4k_sweep", "4. Export 3840×2160 PNG, sweep")):
+            rows.append((label, f"{_ms(e[k]['median'])} (p95 {_ms(e[k]['p95'])})",
+                         f"Qt encoding the same 4K image: {_ms(floor)}; {e[k]['median'] / floor:.1f}×",
+                         f"≤ 0.5 s: {_mark(e[k]['median'] <= BUDGET['png4k_s'])}"))
+        for k, label in (("svg_roofline", "4. Export SVG (1920×1080), roofline"),
+                         ("svg_sweep", "4. Export SVG (1920×1080), sweep")):
+            rows.append((label, f"{_ms(e[k]['median'])} (p95 {_ms(e[k]['p95'])})",
+                         f"{e['sizes_bytes'][k] / 1e6:.2f} MB", "no budget"))
+    if "memory" in res:
+        mm = res["memory"]
+        rows.append(("5. Peak RSS, busy scenario (both tabs, 100 edits)",
+                     f"{mm['app_mib']['median']:.0f} MiB",
+                     f"bare script {mm['baseline_mib']['median']:.0f} MiB: {mm['ratio']:.2f}×",
+                     "no budget"))
+        rows.append(("5. Peak RSS, the same + two 4K PNG exports",
+                     f"{mm['app_export_mib']['median']:.0f} MiB",
+                     f"{mm['ratio_export']:.2f}× the bare script", "no budget"))
+    return rows
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
+    p.add_argument("--only", help="comma-separated part numbers, e.g. 1,3")
+    p.add_argument("--json", help="write every sample and summary here")
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    a = p.parse_args()
+    parts = sorted(int(x) for x in a.only.split(",")) if a.only else sorted(PARTS)
+    info = machine()
+    print(f"Roofline Explorer benchmark — {info['cpu']}, {info['nproc']} CPUs, "
+          f"{info['ram_gib']:.1f} GiB RAM; Python {info['python']}, numpy {info['numpy']}, "
+          f"pyqtgraph {info['pyqtgraph']}, PySide6 {info['PySide6']}; "
+          f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM', '')}", flush=True)
+    res: dict = {"machine": info, "quick": a.quick, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+    for n in parts:
+        name, fn = PARTS[n]
+        t0 = time.monotonic()
+        print(f"  part {n} ({name}) …", end="", flush=True)
+        res[name] = fn(a.quick)
+        print(f" {time.monotonic() - t0:.0f} s", flush=True)
+    rows = table(res)
+    print()
+    if a.markdown:
+        print("| Measurement | Figure | Baseline (same run) | Budget |")
+        print("|---|---|---|---|")
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        w0 = max(len(r[0]) for r in rows)
+        for r in rows:
+            print(f"{r[0]:<{w0}}  {r[1]}\n{'':<{w0}}  {r[2]}\n{'':<{w0}}  {r[3]}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""Part 4 — export of the busy scenario: a 3840×2160 PNG and an SVG, both plots.
+
+Each figure is ``roofgui.export.render.export_file`` end to end, as the
+export dialog and ``roofgui export`` call it: evaluate the scenario, build
+the plot offscreen at the picture's size, paint, encode, write atomically.
+The baseline, measured in the same process, is the floor of any 4K PNG: Qt
+encoding the very same 3840×2160 image (``QImage.save`` to a buffer), with
+no plot to build or paint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import _common  # noqa: F401
+from _common import busy_scenario, emit, summary
+
+
+def _time(fn, repeats):
+    out = []
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def run(repeats: int = 5) -> dict:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    tmp = Path(tempfile.mkdtemp(prefix="roofgui-export-"))
+    os.environ["ROOFGUI_HOME"] = str(tmp / "home")
+    from PySide6 import QtCore, QtWidgets
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["bench-export"])
+    from roofgui.export.render import export_file, render_image
+    from roofgui.model.catalog import Catalog
+
+    catalog = Catalog.load(user_dir=False)
+    sc = busy_scenario()
+    cases = {
+        "png_4k_roofline": dict(path=tmp / "r.png", plot="roofline", width=3840, height=2160),
+        "png_4k_sweep": dict(path=tmp / "s.png", plot="sweep", width=3840, height=2160),
+        "svg_roofline": dict(path=tmp / "r.svg", plot="roofline", width=1920, height=1080),
+        "svg_sweep": dict(path=tmp / "s.svg", plot="sweep", width=1920, height=1080),
+    }
+    for kw in cases.values():  # warm up: first use of fonts, the style, numpy paths
+        export_file(scenario=sc, catalog=catalog, **kw)
+    samples = {k: [] for k in cases}
+    img = render_image(sc, catalog, "roofline", 3840, 2160)
+
+    def encode():
+        buf = QtCore.QBuffer()
+        buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+        img.save(buf, "PNG")
+
+    floor = []
+    for _ in range(repeats):  # interleaved, so noise hits every case alike
+        for name, kw in cases.items():
+            samples[name] += _time(lambda: export_file(scenario=sc, catalog=catalog, **kw), 1)
+        floor += _time(encode, 1)
+    out = {k: summary(v) for k, v in samples.items()}
+    out["png_4k_encode_floor"] = summary(floor)
+    out["sizes_bytes"] = {k: kw["path"].stat().st_size for k, kw in cases.items()}
+    f = out["png_4k_encode_floor"]["median"]
+    out["ratio_png_4k_roofline"] = out["png_4k_roofline"]["median"] / f
+    out["ratio_png_4k_sweep"] = out["png_4k_sweep"]["median"] / f
+    app.processEvents()
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--json")
+    a = p.parse_args()
+    emit(run(a.repeats), a.json)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
