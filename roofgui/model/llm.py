@@ -893,8 +893,8 @@ def llm_sweep(op: Any, chip: Chip, batch, settings: Settings = Settings()) -> di
         step: time per output token), ``ttft_lower/upper`` (prefill step),
         ``memory_per_chip`` (the larger phase), ``fits``; and scalars
         ``max_batch`` (the capacity wall: the largest batch that fits both
-        phases), ``capacity``, ``critical_batch`` per phase (NaN if none) and
-        ``t_mem_model``.
+        phases; ``max_batch_phase`` has each phase's), ``capacity``,
+        ``critical_batch`` per phase (NaN if none) and ``t_mem_model``.
     """
     inp = llm_inputs(op)
     kind = get_kind(KIND)
@@ -911,7 +911,8 @@ def llm_sweep(op: Any, chip: Chip, batch, settings: Settings = Settings()) -> di
     out.update(_serving(b, p, d, times["prefill"], times["decode"]))
     out["memory_per_chip"] = np.maximum(terms["prefill"].mem_total, terms["decode"].mem_total)
     out["fits"] = out["memory_per_chip"] <= capacity
-    out["max_batch"] = int(min(float(np.ravel(times[ph]["max_batch"])[0]) for ph in PHASES))
+    out["max_batch_phase"] = {ph: int(np.ravel(times[ph]["max_batch"])[0]) for ph in PHASES}
+    out["max_batch"] = min(out["max_batch_phase"].values())
     out["capacity"] = capacity
     out["critical_batch"] = {ph: float(np.ravel(times[ph]["critical_batch"])[0]) for ph in PHASES}
     out["t_mem_model"] = inp.t_mem
