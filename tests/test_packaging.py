@@ -40,11 +40,29 @@ def _clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 # -- the wheel -----------------------------------------------------------------------------
+#: What a source distribution of the project consists of (copied to build the wheel).
+SOURCE_DIRS = ("roofgui", "specs", "resources")
+SOURCE_FILES = ("pyproject.toml", "README.md", "LICENSE")
+
+
+def _source_files(directory: str) -> list[Path]:
+    return sorted(p for p in (ROOT / directory).rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """Build the wheel once for this module (pip's isolated PEP 517 build, no deps)."""
+    """Build the wheel once for this module (pip's isolated PEP 517 build) from a copy
+    of the sources, so the build neither leaves build/ and egg-info behind in the
+    checkout nor picks up stale files from an earlier in-tree build/lib."""
+    src = tmp_path_factory.mktemp("src") / "roofgui-src"
+    for d in SOURCE_DIRS:
+        shutil.copytree(ROOT / d, src / d, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for f in SOURCE_FILES:
+        if (ROOT / f).exists():
+            shutil.copy2(ROOT / f, src / f)
     out = tmp_path_factory.mktemp("wheel")
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     wheels = list(out.glob("roofgui-*.whl"))
@@ -52,35 +70,20 @@ def wheel(tmp_path_factory) -> Path:
     return wheels[0]
 
 
-def _tracked(pattern_dir: str) -> list[Path]:
-    """Files under a checkout directory (git's view if available, else the file system)."""
-    base = ROOT / pattern_dir
-    try:
-        out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--", pattern_dir],
-                             capture_output=True, text=True, timeout=30, check=True).stdout
-        files = [ROOT / line for line in out.splitlines() if line.strip()]
-        files = [f for f in files if f.exists()]
-        if files:
-            return files
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return [p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-
-
 def test_wheel_holds_code_specs_resources_licence_and_launchers(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     # every module of the package (a sub-package missing from pyproject's list would be lost)
-    for py in _tracked("roofgui"):
+    for py in _source_files("roofgui"):
         if py.suffix == ".py":
             rel = py.relative_to(ROOT).as_posix()
             assert rel in names, f"{rel} is not in the wheel (add its package to pyproject.toml)"
     # the chip catalog: specs/ -> roofgui/specs/
-    specs = [p for p in _tracked("specs") if p.suffix == ".toml" or p.name == "README.md"]
+    specs = [p for p in _source_files("specs") if p.suffix == ".toml" or p.name == "README.md"]
     assert len([p for p in specs if p.suffix == ".toml"]) >= 10
     for p in specs:
         assert "roofgui/specs/" + p.relative_to(ROOT / "specs").as_posix() in names, p
     # resources/ -> roofgui/resources/ (icon, desktop entry, metainfo, examples)
-    res = _tracked("resources")
+    res = _source_files("resources")
     assert any(p.suffix == ".svg" for p in res) and any(p.suffix == ".desktop" for p in res)
     for p in res:
         assert "roofgui/resources/" + p.relative_to(ROOT / "resources").as_posix() in names, p
