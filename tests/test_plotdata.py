@@ -319,3 +319,49 @@ def test_sweep_marker_hidden_when_critical_outside_range(cat):
                                         (2.5, "B* = 2.5"), (123456, "B* = 123k")])
 def test_critical_label(value, text):
     assert pd.critical_label("B", value) == text
+
+
+def test_view_covers_and_key_points(cat):
+    assert pd.view_covers([0, 3, 12, 16], [1, 2], [13, 15])
+    assert not pd.view_covers([0, 3, 12, 16], [1, 3.5], [13, 15])
+    assert not pd.view_covers([0, 3, 12, 16], [1], [13], margin=1.5)
+    assert not pd.view_covers(None, [], [])
+    sc = Scenario(chips=["tpu-v5e"], ops=[OpSpec("mm", "matmul", {"B": 512}, {},
+                                                 ShardSpec("D", 2, "ici"))])
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    xs, ys = pd.key_points(g)
+    # the point, its link twin and both ridges (HBM and ICI)
+    assert len(xs) == 4
+    assert any(x == pytest.approx(L(1.97e14 / 4.5e10)) for x in xs)
+    assert pd.view_covers(g.fit, xs, ys)
+
+
+def test_sharded_point_has_a_twin_on_the_link_roof(cat):
+    sc = Scenario(chips=["tpu-v5e"], ops=[OpSpec("mm", "matmul", {"B": 512}, {},
+                                                 ShardSpec("D", 2, "ici"))])
+    ev = evaluate_scenario(sc, cat)
+    g = pd.roofline_geometry(sc, ev)
+    (p,) = g.points
+    r = ev.entries[0].analysis.result
+    assert p.net_x == pytest.approx(L(float(r.net_intensity)))
+    link = next(rf for rf in g.chips[0].roofs if rf.kind == "link")
+    if p.bound == "network":  # a network-bound op sits exactly on the link roof
+        assert p.y == pytest.approx(p.net_x + L(link.bandwidth))
+    unsharded = Scenario(chips=["tpu-v5e"], ops=[OpSpec("mm", "matmul", {"B": 512}, {})])
+    (q,) = pd.roofline_geometry(unsharded, evaluate_scenario(unsharded, cat)).points
+    assert q.net_x is None
+
+
+def test_spread_1d_and_least_covered():
+    assert pd.spread_1d([0, 100, 200], 10) == [0, 100, 200]
+    out = pd.spread_1d([50, 52, 54], 10)
+    assert [round(v, 6) for v in out] == [42, 52, 62]  # centred on their mean, 10 apart
+    out = pd.spread_1d([54, 50], 10)  # input order kept
+    assert out[1] < out[0] and out[0] - out[1] == pytest.approx(10)
+    assert pd.spread_1d([], 5) == []
+    rects = [(0, 0, 10, 10), (20, 0, 10, 10), (40, 0, 10, 10)]
+    assert pd.least_covered(rects, [5, 25, 26], [5, 5, 5]) == 2
+    assert pd.least_covered(rects, [45], [5]) == 0  # ties go to the first
+    assert pd.least_covered(rects, [11], [5], margin=2) == 1
+    x, y = pd.densify(np.array([0.0, 1.0]), np.array([0.0, 0.0]), 0.25)
+    assert np.allclose(x, [0, 0.25, 0.5, 0.75, 1.0]) and np.allclose(y, 0)

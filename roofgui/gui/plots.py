@@ -176,6 +176,9 @@ class _LogPlot(pg.PlotWidget):
         self.grid_item.setZValue(-50)
         self.addItem(self.grid_item, ignoreBounds=True)
         self._has_view = False
+        #: True once the user pans/zooms or a range is set explicitly; until then (and
+        #: again after fit()) the view follows the data when it would leave the view.
+        self.user_view = False
         self._fit: tuple[float, float, float, float] = (0.0, 4.0, 12.0, 16.0)
         self._x_title = ""
         self._y_title = ""
@@ -217,6 +220,7 @@ class _LogPlot(pg.PlotWidget):
         x0, x1, y0, y1 = self._fit
         self.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.0)
         self._has_view = True
+        self.user_view = False
 
     def set_view(self, rng: Sequence[float] | None) -> None:
         """Show ``[x0, x1, y0, y1]`` (log10 units), or fit when ``None``."""
@@ -226,8 +230,10 @@ class _LogPlot(pg.PlotWidget):
         x0, x1, y0, y1 = (float(v) for v in rng)
         self.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.0)
         self._has_view = True
+        self.user_view = True
 
     def _on_manual_range(self, *_):
+        self.user_view = True
         self.viewChangedByUser.emit(self.view_range())
 
     def _on_range_changed(self, *_):
@@ -505,6 +511,9 @@ class RooflinePlot(_LogPlot):
         if not self._has_view and (g.chips or g.points):
             view = getattr(getattr(scenario, "view", None), "roofline", None)
             self.set_view(view)
+        elif self._has_view and not self.user_view and not pd.view_covers(
+                self.view_range(), *pd.key_points(g)):
+            self.fit()  # the user has not zoomed: follow the data when it leaves the view
         self._layout_annotations()
         self._relayout.start()
 
@@ -675,7 +684,7 @@ class RooflinePlot(_LogPlot):
         # The marker key is fixed (network only with a link roof), so edits that
         # move points across a ridge never rebuild the legend.
         has_link = any(r.kind == "link" for c in g.chips for r in c.roofs)
-        bounds = ["compute", "memory"] + (["network"] if has_link else [])
+        bounds = (["compute", "memory"] + (["network"] if has_link else [])) if g.points else []
         sig = (tuple((c.chip_id, c.label, c.colour) for c in g.chips), has_link, id(s))
         if sig == self._legend_signature:
             return
@@ -713,15 +722,31 @@ class RooflinePlot(_LogPlot):
             lab = self.ridge_labels[(cid, r.key)]
             lab.setPos(r.x, y0)
             lab.setAnchor((0.5, 1.05 + 1.0 * row))
-        # compute-roof labels at the right edge, just above their roofs, spread apart
+        # compute-roof labels just above their roofs, spread apart: at the right edge,
+        # or just after the ridge when an op's point sits where the label would go
         roofs = [(c.chip_id, r) for c in g.chips for r in c.roofs if r.label]
         ys_px = [(r.y[0] - y0) * px_y for _, r in roofs]
         spread = pd.spread_1d(ys_px, line_h * 1.02)
+        pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
+        sx, sy = self._to_scene([p[0] for p in pts], [p[1] for p in pts])
+        pad = 3 * s.axis_width / px_x
         for (cid, r), y_px in zip(roofs, spread):
             lab = self.roof_labels[(cid, r.key)]
-            lab.setPos(x1 - 4 / px_x, y0 + y_px / px_y)
-            lab.setAnchor((1.0, 1.0))
-            lab.setVisible(bool(r.x[0] < x1 - (len(r.label) * char_w + 12) / px_x))
+            w_px = lab.textItem.boundingRect().width()
+            h_px = lab.textItem.boundingRect().height()
+            y = y0 + y_px / px_y
+            start = max(r.x[0], x0) + 2 * pad
+            right = x1 - pad
+            lab.setVisible(bool(right - start > w_px / px_x))
+            cands = [(right - w_px / px_x, right, (1.0, 1.0)), (start, start + w_px / px_x, (0.0, 1.0))]
+            rects = []
+            for a_, b_, _ in cands:
+                (l_, r_), (t_, _b) = self._to_scene([a_, b_], [y, y])
+                rects.append((l_, t_ - h_px, r_ - l_, h_px))
+            best = pd.least_covered(rects, sx, sy, margin=s.marker_size * 0.6)
+            a_, b_, anchor = cands[best]
+            lab.setPos(b_ if anchor[0] == 1.0 else a_, y)
+            lab.setAnchor(anchor)
         # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
         for reg in g.regions:
             ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -838,7 +863,8 @@ class SweepPlot(_LogPlot):
         self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
             or self._colours
         old = self.geometry
-        refit = old is None or g.y_kind != old.y_kind or g.dim != old.dim
+        refit = (old is None or g.y_kind != old.y_kind or g.dim != old.dim
+                 or (not self.user_view and g.fit != old.fit))
         self.geometry = g
         self._fit = g.fit
         self._y_axis.set_kind(g.y_kind)

@@ -294,6 +294,29 @@ def nice_range(lo: float, hi: float, pad: float = 0.15, step: float = 0.5,
     return lo, hi
 
 
+def view_covers(view: Sequence[float] | None, xs: Sequence[float], ys: Sequence[float],
+                margin: float = 0.0) -> bool:
+    """Whether the view ``[x0, x1, y0, y1]`` holds every point ``(xs[i], ys[i])``
+    at least ``margin`` inside its edges (all log10 units)."""
+    if view is None:
+        return False
+    x0, x1, y0, y1 = view
+    return all(x0 + margin <= x <= x1 - margin and y0 + margin <= y <= y1 - margin
+               for x, y in zip(xs, ys))
+
+
+def key_points(g: "RooflineGeometry") -> tuple[list[float], list[float]]:
+    """What a roofline view must show for the picture to make sense: every op point
+    (and its link twin), every ridge, and the top of the highest roof."""
+    xs = [p.x for p in g.points] + [p.net_x for p in g.points if p.net_x is not None]
+    ys = [p.y for p in g.points] + [p.y for p in g.points if p.net_x is not None]
+    for c in g.chips:
+        for r in c.ridges:
+            xs.append(r.x)
+            ys.append(r.y)
+    return xs, ys
+
+
 # ---------------------------------------------------------------------------
 # Roofline geometry
 # ---------------------------------------------------------------------------

@@ -325,3 +325,60 @@ def test_sweep_time_mode_switches_the_axis(qtbot, cat):
     assert w.view_range()[2] < y.min() and w.view_range()[3] > y.max()
     tip = w.tooltip_at(x[200], y[200])
     assert tip and "matmul" in tip
+
+
+def test_view_follows_the_data_until_the_user_zooms(roof, cat):
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    first = roof.view_range()
+    # a point that leaves the fitted view pulls the view along (nobody zoomed yet)
+    sc.ops[0].dims["B"] = 1e6
+    sc.ops[0].dims["D"] = 1e6
+    sc.ops[0].dims["F"] = 1e6
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    (px, py), = scatter_xy(roof.points[(0, "", "tpu-v5e")])
+    v = roof.view_range()
+    assert v != first and v[0] < px < v[1] and v[2] < py < v[3]
+    # small edits inside the view do not move it
+    sc.ops[0].dims["B"] = 9e5
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert roof.view_range() == pytest.approx(v)
+    # once the user zooms, the view is theirs
+    roof.vb.scaleBy((0.5, 0.5))
+    roof.vb.sigRangeChangedManually.emit([True, True])
+    assert roof.user_view
+    zoomed = roof.view_range()
+    sc.ops[0].dims.update(B=16, D=256, F=256)
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert roof.view_range() == pytest.approx(zoomed)
+    roof.fit()
+    assert not roof.user_view
+
+
+def test_empty_scenarios(roof, cat, qtbot):
+    roof.update_from(Scenario(), evaluate_scenario(Scenario(), cat))
+    assert roof.points == {} and roof.roof_curves == {} and not roof.legend.isVisible()
+    sc = Scenario(chips=["tpu-v5e"])  # a chip and no ops: its roofs, no marker key
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    assert set(roof.roof_curves["tpu-v5e"]) == {"hbm", "compute:bf16"}
+    assert [lab.text for _, lab in roof.legend.items] == ["Google TPU v5e"]
+    w = SweepPlot()
+    qtbot.addWidget(w)
+    w.update_from(Scenario(), [])
+    assert w.curves == {}
+
+
+def test_roof_labels_move_off_points(roof, cat):
+    # a compute-bound op far right sits where the right-edge label would go
+    sc = Scenario(chips=["tpu-v5e"], ops=[OpSpec("big", "matmul", {"B": 8192}, {})])
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    x0, x1, y0, y1 = roof.geometry.fit
+    (px, py), = scatter_xy(roof.points[(0, "", "tpu-v5e")])
+    roof.set_view([x0, px + 0.05, y0, y1])
+    lab = roof.roof_labels[("tpu-v5e", "compute:bf16")]
+    assert lab.isVisible() and "197 TFLOP/s" in lab.toPlainText()
+    point_scene = roof.vb.mapViewToScene(QtCore.QPointF(px, py))
+    assert not lab.sceneBoundingRect().adjusted(-4, -4, 4, 4).contains(point_scene)
+    assert lab.anchor[0] == 0.0  # moved to just after the ridge
+    roof.set_view([x0, x1 + 2, y0, y1])  # room to its right again
+    assert lab.anchor[0] == 1.0
