@@ -179,6 +179,8 @@ class _LogPlot(pg.PlotWidget):
         #: True once the user pans/zooms or a range is set explicitly; until then (and
         #: again after fit()) the view follows the data when it would leave the view.
         self.user_view = False
+        #: the tooltip shown for the last mouse position (None: none)
+        self.hover_tip: str | None = None
         self._fit: tuple[float, float, float, float] = (0.0, 4.0, 12.0, 16.0)
         self._x_title = ""
         self._y_title = ""
@@ -355,10 +357,16 @@ class _LogPlot(pg.PlotWidget):
     def _on_mouse_moved(self, scene_pos) -> None:
         if not self.vb.sceneBoundingRect().contains(scene_pos):
             self.readout.setText("")
+            if self.hover_tip:
+                self.hover_tip = None
+                QtWidgets.QToolTip.hideText()
             return
         p = self.vb.mapSceneToView(scene_pos)
         self._update_readout(p.x(), p.y())
         tip = self.tooltip_at_scene(scene_pos)
+        if tip == self.hover_tip:
+            return
+        self.hover_tip = tip
         if tip:
             QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), tip, self)
         else:

@@ -382,3 +382,20 @@ def test_roof_labels_move_off_points(roof, cat):
     assert lab.anchor[0] == 0.0  # moved to just after the ridge
     roof.set_view([x0, x1 + 2, y0, y1])  # room to its right again
     assert lab.anchor[0] == 1.0
+
+
+def test_mouse_move_shows_readout_and_tooltip(roof, cat):
+    from PySide6.QtWidgets import QToolTip
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    (px, py), = scatter_xy(roof.points[(0, "", "tpu-v5e")])
+    roof.scene().sigMouseMoved.emit(roof.vb.mapViewToScene(QtCore.QPointF(px, py)))
+    assert "FLOP/byte" in roof.readout.text and "TFLOP/s" in roof.readout.text
+    assert "compute-bound" in QToolTip.text() and "TPU v5e" in QToolTip.text()
+    assert roof.hover_tip == QToolTip.text()
+    x0, x1, y0, y1 = roof.view_range()
+    roof.scene().sigMouseMoved.emit(roof.vb.mapViewToScene(QtCore.QPointF(x0 + 0.05, y1 - 0.05)))
+    assert roof.hover_tip is None
+    # outside the axes: the readout clears
+    roof.scene().sigMouseMoved.emit(QtCore.QPointF(-50, -50))
+    assert roof.readout.text == ""
