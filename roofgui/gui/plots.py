@@ -340,18 +340,51 @@ class _LogPlot(pg.PlotWidget):
         w, h = lg.width(), lg.height()
         pref = s.legend_position
         corners = [pref] if pref in LEGEND_CORNERS else list(LEGEND_CORNERS)
+        rects, lifts = [], []
+        for c in corners:
+            left = vr.left() + off if "left" in c else vr.right() - off - w
+            # in a bottom corner, sit above the labels along the x axis (ridges, B*)
+            lift = self._bottom_clearance(left, left + w) if "bottom" in c else 0.0
+            top = vr.top() + off if "top" in c else vr.bottom() - off - h - lift
+            rects.append((left, top, w, h))
+            lifts.append(lift)
         if len(corners) > 1 and vr.width() > 0:
-            rects = []
-            for c in corners:
-                left = vr.left() + off if "left" in c else vr.right() - off - w
-                top = vr.top() + off if "top" in c else vr.bottom() - off - h
-                rects.append((left, top, w, h))
             xs, ys = self._obstacles()
-            corner = corners[pd.least_covered(rects, xs, ys, margin=4)]
+            best = pd.least_covered(rects, xs, ys, margin=4)
         else:
-            corner = corners[0]
+            best = 0
+        corner = corners[best]
         self.legend_corner = corner
-        lg.setOffset((off if "left" in corner else -off, off if "top" in corner else -off))
+        lg.setOffset((off if "left" in corner else -off,
+                      off if "top" in corner else -(off + lifts[best])))
+
+    def _bottom_labels(self) -> list:
+        return []
+
+    def _bottom_clearance(self, left: float, right: float) -> float:
+        """Pixels to lift a bottom-corner legend so it clears the x-axis labels below it."""
+        bottom = self.vb.sceneBoundingRect().bottom()
+        lift = 0.0
+        for lab in self._bottom_labels():
+            if lab.isVisible():
+                r = lab.sceneBoundingRect()
+                if r.right() >= left and r.left() <= right:
+                    lift = max(lift, bottom - r.top() - self.style.legend_padding + 2)
+        return lift
+
+    @staticmethod
+    def _label_samples(items) -> tuple[list, list]:
+        """Scene sample points over text labels (dense: covering text is worse than a line)."""
+        tx, ty = [], []
+        for item in items:
+            if not item.isVisible():
+                continue
+            r = item.sceneBoundingRect()
+            gx, gy = np.meshgrid(np.linspace(r.left(), r.right(), 6),
+                                 np.linspace(r.top(), r.bottom(), 3))
+            tx.append(gx.ravel())
+            ty.append(gy.ravel())
+        return tx, ty
 
     # -- hover ----------------------------------------------------------------
     def _on_mouse_moved(self, scene_pos) -> None:
@@ -810,13 +843,12 @@ class RooflinePlot(_LogPlot):
         xs.append(np.array([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x]))
         ys.append(np.array([p.y for p in g.points] + [p.y for p in g.points if p.net_x]))
         sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
-        tx, ty = [sx], [sy]
-        for item in list(self.op_labels.values()) + [
-                lab for lab in self.roof_labels.values() if lab.isVisible()]:
-            r = item.sceneBoundingRect()
-            tx.append(np.array([r.left(), r.center().x(), r.right()] * 2))
-            ty.append(np.array([r.top()] * 3 + [r.bottom()] * 3))
-        return np.concatenate(tx), np.concatenate(ty)
+        tx, ty = self._label_samples(list(self.op_labels.values())
+                                     + list(self.roof_labels.values()))
+        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+
+    def _bottom_labels(self) -> list:
+        return list(self.ridge_labels.values())
 
     # -- hover -----------------------------------------------------------------
     def _readout_text(self, x_log: float, y_log: float) -> str:
@@ -983,13 +1015,11 @@ class SweepPlot(_LogPlot):
             xs.append(dx)
             ys.append(dy)
         sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
-        tx, ty = [sx], [sy]
-        for k, lab in self.crit_labels.items():
-            if lab.isVisible():
-                r = lab.sceneBoundingRect()
-                tx.append(np.array([r.left(), r.center().x(), r.right()] * 2))
-                ty.append(np.array([r.top()] * 3 + [r.bottom()] * 3))
-        return np.concatenate(tx), np.concatenate(ty)
+        tx, ty = self._label_samples(self.crit_labels.values())
+        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+
+    def _bottom_labels(self) -> list:
+        return list(self.crit_labels.values())
 
     def _readout_text(self, x_log: float, y_log: float) -> str:
         g = self.geometry
