@@ -64,6 +64,15 @@ step "window, headless (offscreen)"
 QT_QPA_PLATFORM=offscreen $T "$B" gui --smoke-test > gui.txt 2> gui.err || fail "window: $(cat gui.txt gui.err)"
 grep -q "smoke test ok" gui.txt || fail "window: $(cat gui.txt gui.err)"
 
+step "desktop entry install (into a scratch XDG_DATA_HOME)"
+XDG_DATA_HOME="$tmp/data" $T "$B" gui --install-desktop > desk.txt || fail "--install-desktop: $(cat desk.txt)"
+entry="$tmp/data/applications/io.github.roofgui.RooflineExplorer.desktop"
+grep -qF "Exec=$B gui %f" "$entry" || grep -qF "Exec=\"$B\" gui %f" "$entry" || fail "desktop Exec: $(grep Exec "$entry")"
+[ -f "$tmp/data/icons/hicolor/scalable/apps/io.github.roofgui.RooflineExplorer.svg" ] || fail "icon not installed"
+if command -v desktop-file-validate >/dev/null 2>&1; then
+  desktop-file-validate "$entry" || fail "desktop-file-validate"
+fi
+
 step "every bundled library resolves"
 # libwayland-* and the GL/EGL stack are deliberately the system's (PyInstaller's policy:
 # they must match the compositor and the graphics driver), so they may be absent here.

@@ -323,7 +323,7 @@ def test_packaging_scripts_are_executable_and_parse():
 
 
 @pytest.mark.skipif(os.environ.get("ROOFGUI_TEST_BUNDLE") != "1",
-                    reason="builds the PyInstaller bundle (~1-2 min): set ROOFGUI_TEST_BUNDLE=1")
+                    reason="builds the PyInstaller bundle (1-4 min): set ROOFGUI_TEST_BUNDLE=1 to run it")
 def test_bundle_builds_and_passes_its_smoke_test():
     r = subprocess.run(["bash", str(ROOT / "packaging" / "build.sh")], capture_output=True, text=True,
                        timeout=900, cwd=str(ROOT))
