@@ -157,7 +157,7 @@ def _analyze_scenario(args):
     """Build the scenario that ``analyze`` evaluates, from a file or the flags."""
     from .model.scenario import OpSpec, Scenario, ShardSpec, load_scenario
     from .model.ops import get_kind, DTYPE_ROLES
-    from .model.units import parse_quantity
+    from .model.units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, parse_quantity
     from .model.dtypes import get_dtype
 
     if args.scenario:
@@ -180,7 +180,8 @@ def _analyze_scenario(args):
                     raise CliError(f"--dims: {kind.name} has no dimension {name!r} "
                                    f"(it has {', '.join(kind.dim_names())})")
                 spec = next(d for d in kind.dims if d.name == name)
-                dims[name] = parse_quantity(text, f"--dims {name}", integer=False)
+                dims[name] = parse_quantity(text, f"--dims {name}", integer=False,
+                                            min_value=0.0 if spec.integer else MIN_VALUE)
                 if spec.integer and dims[name] < 1:
                     raise CliError(f"--dims {name}: must be at least 1 (got {dims[name]:g})")
             dtypes = {}
@@ -215,7 +216,8 @@ def _analyze_scenario(args):
         for k, v in parse_kv(args.what_if, "--what-if").items():
             if k not in ("peak", "hbm", "link"):
                 raise CliError(f"--what-if: unknown multiplier {k!r} (use peak, hbm, link)")
-            setattr(sc.what_if, k, parse_quantity(v, f"--what-if {k}", max_value=1e6))
+            setattr(sc.what_if, k, parse_quantity(v, f"--what-if {k}", max_value=WHAT_IF_MAX,
+                                                  min_value=WHAT_IF_MIN))
     if args.derate:
         sc.derate = True
     return sc

@@ -16,6 +16,7 @@ from roofgui.model.chips import Figure, make_chip
 from roofgui.model.dtypes import DTYPES, PEAK_KEYS
 from roofgui.model.ops import OP_KINDS, Shard, op_work
 from roofgui.model.roofline import Result, Settings, analyze, chip_figures, evaluate_work
+from roofgui.model.units import MIN_VALUE
 
 CORE_OPS = ("matmul", "batched-matmul", "dot", "elementwise", "custom")
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -146,7 +147,7 @@ def test_critical_value_is_the_crossing(problem, chip):
     a = run(problem, chip)
     integer = {s.name: s.integer for s in OP_KINDS[op].dims}
     for name, x in a.critical.items():
-        lowest = 1.0 if integer[name] else 1e-300
+        lowest = 1.0 if integer[name] else MIN_VALUE
         if x is None:
             # Never, or always, compute-bound along this dimension: the sign of
             # T_math − T_comms does not change between the ends of the range.

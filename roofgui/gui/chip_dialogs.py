@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
 from ..model.catalog import Catalog
-from ..model.chips import KINDS, LINK_NAMES, Chip, Figure, Link, chip_to_toml, parse_chip_toml
+from ..model.chips import (KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link, chip_to_toml,
+                           parse_chip_toml)
 from ..model.dtypes import PEAK_KEYS
 from ..model.errors import ModelError
 from ..model.units import format_si, parse_quantity
@@ -257,7 +258,8 @@ class ChipEditorDialog(QDialog):
                 if unit == "" and text.endswith("%"):
                     value = parse_quantity(text[:-1], label) / 100.0
                 else:
-                    value = parse_quantity(text, label, max_value=1e21)
+                    value = parse_quantity(text, label, max_value=1e21,
+                                           min_value=MIN_FIGURE if unit else 0.0)
             except ModelError:
                 self.table.item(r, 1).setBackground(QBrush(QColor("#f8d7da")))
                 self.table.setCurrentCell(r, 1)

@@ -19,7 +19,7 @@ from ..model.catalog import Catalog
 from ..model.chips import Chip
 from ..model.errors import ModelError
 from ..model.scenario import Scenario
-from ..model.units import format_number, format_si
+from ..model.units import WHAT_IF_MAX, WHAT_IF_MIN, format_number, format_si
 from .document import ScenarioDocument
 from .widgets import Binding, QuantityEdit, bind, make_label, signals_blocked
 
@@ -137,9 +137,10 @@ class ChipsPanel(QWidget):
         g.setContentsMargins(6, 4, 6, 4)
         g.setHorizontalSpacing(6)
         g.setVerticalSpacing(2)
-        self.peak_edit = QuantityEdit("Peak ×", "Multiply every chip's peak FLOP/s.", max_value=1e6)
-        self.hbm_edit = QuantityEdit("HBM ×", "Multiply every chip's HBM bandwidth.", max_value=1e6)
-        self.link_edit = QuantityEdit("Link ×", "Multiply every chip's link bandwidths.", max_value=1e6)
+        wi = {"max_value": WHAT_IF_MAX, "min_value": WHAT_IF_MIN}
+        self.peak_edit = QuantityEdit("Peak ×", "Multiply every chip's peak FLOP/s.", **wi)
+        self.hbm_edit = QuantityEdit("HBM ×", "Multiply every chip's HBM bandwidth.", **wi)
+        self.link_edit = QuantityEdit("Link ×", "Multiply every chip's link bandwidths.", **wi)
         for i, (name, ed) in enumerate((("peak", self.peak_edit), ("hbm", self.hbm_edit),
                                         ("link", self.link_edit))):
             ed.setObjectName(f"whatif_{name}")

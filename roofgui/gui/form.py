@@ -27,6 +27,7 @@ from ..model.dtypes import DTYPES
 from ..model.errors import ModelError
 from ..model.ops import DTYPE_ROLES, OP_KINDS, OpKind
 from ..model.scenario import OpSpec, Scenario, ShardSpec
+from ..model.units import MIN_VALUE
 from .document import ScenarioDocument
 from .widgets import (Binding, QuantityEdit, bind, field_with_message, make_combo, make_label,
                       set_combo_items, set_text, signals_blocked)
@@ -299,7 +300,8 @@ class _KindPage(QWidget):
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for spec in kind.dims:
-            edit = QuantityEdit(spec.label, spec.help, integer=spec.integer)
+            edit = QuantityEdit(spec.label, spec.help, integer=spec.integer,
+                                min_value=0.0 if spec.integer else MIN_VALUE)
             edit.setObjectName(f"dim_{spec.name}")
             edit.setPlaceholderText(f"e.g. {spec.default:g}")
             form.addRow(make_label(spec.label, edit, edit.toolTip()), field_with_message(edit))

@@ -57,11 +57,13 @@ class QuantityEdit(QLineEdit):
     validityChanged = Signal(bool)
 
     def __init__(self, label: str, tooltip: str = "", *, integer: bool = False,
-                 max_value: float = MAX_VALUE, parent: QWidget | None = None) -> None:
+                 max_value: float = MAX_VALUE, min_value: float = 0.0,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = label
         self.integer = integer
         self.max_value = max_value
+        self.min_value = min_value
         self._value: float | None = None
         self._error: str | None = None
         #: an extra rule after parsing: ``check(value)`` returns a problem or None
@@ -88,7 +90,8 @@ class QuantityEdit(QLineEdit):
         return self._error
 
     def parse(self, text: str) -> float:
-        v = parse_quantity(text, self.label, integer=self.integer, max_value=self.max_value)
+        v = parse_quantity(text, self.label, integer=self.integer, max_value=self.max_value,
+                           min_value=self.min_value)
         problem = self.check(v) if self.check is not None else None
         if problem:
             raise ModelError(problem, self.label)

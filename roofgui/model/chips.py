@@ -128,9 +128,14 @@ class Chip:
 
     def scaled(self, peak: float = 1.0, hbm: float = 1.0, link: float = 1.0) -> "Chip":
         """A copy with what-if multipliers applied to peaks, HBM and link bandwidths."""
+        from .units import WHAT_IF_MAX, WHAT_IF_MIN
+
         for n, v in (("peak", peak), ("hbm", hbm), ("link", link)):
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise ModelError(f"what-if multiplier must be a positive number (got {v!r})", n)
+            if not WHAT_IF_MIN <= v <= WHAT_IF_MAX:
+                raise ModelError(f"what-if multiplier must be between {WHAT_IF_MIN:g} and "
+                                 f"{WHAT_IF_MAX:g} (got {v:g})", n)
         if peak == hbm == link == 1.0:
             return self
         why = "what-if ×{:g}"
@@ -211,7 +216,15 @@ def _table(d: Mapping[str, Any], key: str, where: str, required: bool = False) -
     return v
 
 
-def _figure(v: Any, key: str, where: str, sources: Mapping[str, str]) -> Figure:
+#: Smallest figure a chip file may state (FLOP/s, B/s, bytes): with the 1e21 ceiling and the
+#: what-if range, every ratio and time the model forms stays finite.
+MIN_FIGURE = 1.0
+#: Smallest achievable fraction of peak.
+MIN_FRACTION = 1e-3
+
+
+def _figure(v: Any, key: str, where: str, sources: Mapping[str, str],
+            min_value: float = MIN_FIGURE) -> Figure:
     if not isinstance(v, dict):
         raise SpecError(where, key, "must be a table like { value = 1e12, source = \"KEY\" }")
     unknown = set(v) - _FIGURE_KEYS
@@ -225,6 +238,8 @@ def _figure(v: Any, key: str, where: str, sources: Mapping[str, str]) -> Figure:
         raise SpecError(where, key + ".value", f"must be greater than zero (got {value:g})")
     if value > 1e21:
         raise SpecError(where, key + ".value", f"is implausibly large ({value:g})")
+    if value < min_value:
+        raise SpecError(where, key + ".value", f"is implausibly small ({value:g}; at least {min_value:g})")
     source = _req(v, "source", str, where, key + ".")
     if source not in sources:
         raise SpecError(where, key + ".source", f"{source!r} is not a key of [sources]")
@@ -324,7 +339,7 @@ def parse_chip(data: Mapping[str, Any], where: str, *, builtin: bool = False,
         if k != "fraction":
             raise SpecError(where, f"achievable.{k}", "unknown key (allowed: fraction)")
     if "fraction" in at:
-        ach = _figure(at["fraction"], "achievable.fraction", where, sources)
+        ach = _figure(at["fraction"], "achievable.fraction", where, sources, MIN_FRACTION)
         if ach.value > 1:
             raise SpecError(where, "achievable.fraction.value", f"must be at most 1 (got {ach.value:g})")
 
@@ -348,7 +363,7 @@ def make_chip(id: str, name: str, *, peak: float, hbm_bandwidth: float, hbm_capa
     def ok(v: Any, key: str) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ModelError(f"must be a number, not {type(v).__name__}", key)
-        return check_positive(float(v), key, max_value=1e21)
+        return check_positive(float(v), key, max_value=1e21, min_value=MIN_FIGURE)
 
     ok(peak, "peak")
     ok(hbm_bandwidth, "hbm_bandwidth")

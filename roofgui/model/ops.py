@@ -22,7 +22,7 @@ import numpy as np
 
 from .dtypes import Dtype, get_dtype
 from .errors import ModelError
-from .units import MAX_VALUE, check_positive, parse_quantity
+from .units import MAX_VALUE, MIN_VALUE, check_positive, parse_quantity
 
 Array = np.ndarray
 
@@ -277,6 +277,8 @@ def _check_dim(v: object, spec: DimSpec) -> Array:
                 raise ModelError(f"is too large (at most {MAX_VALUE:g})", name)
             if spec.integer and np.any(a < 1):
                 raise ModelError("must be at least 1", name)
+            if not spec.integer and np.any(a < MIN_VALUE):
+                raise ModelError(f"is too small (at least {MIN_VALUE:g})", name)
             return a
     if not isinstance(v, (int, float, np.integer, np.floating)):
         raise ModelError(f"must be a number, not {type(v).__name__}", name)
@@ -284,7 +286,7 @@ def _check_dim(v: object, spec: DimSpec) -> Array:
         f = float(v)
     except OverflowError:
         raise ModelError(f"is too large (at most {MAX_VALUE:g})", name) from None
-    x = check_positive(f, name)
+    x = check_positive(f, name, min_value=0.0 if spec.integer else MIN_VALUE)
     if spec.integer and x < 1:
         raise ModelError(f"must be at least 1 (got {x:g})", name)
     return np.float64(x)

@@ -36,7 +36,7 @@ from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, op_work
 from .paths import atomic_write
 from .roofline import (Analysis, Result, Settings, analyze, chip_figures,  # noqa: F401
                        critical_values_many, evaluate_many, roofline)
-from .units import check_positive
+from .units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
 
 FORMAT = "roofgui-scenario"
 VERSION = 1
@@ -221,7 +221,7 @@ def _parse(data: Any, where: str) -> Scenario:
     _keys(wi, {"peak", "hbm", "link"}, where, "what_if.")
     for k in ("peak", "hbm", "link"):
         v = _expect(wi.get(k, 1.0), float, where, f"what_if.{k}", "a number")
-        _positive(v, where, f"what_if.{k}", max_value=1e6)
+        _positive(v, where, f"what_if.{k}", max_value=WHAT_IF_MAX, min_value=WHAT_IF_MIN)
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
     sw = _expect(data.get("sweep", {}), dict, where, "sweep", "an object")
@@ -257,9 +257,10 @@ def _parse(data: Any, where: str) -> Scenario:
     return sc
 
 
-def _positive(v: float, where: str, key: str, max_value: float = 1e15) -> float:
+def _positive(v: float, where: str, key: str, max_value: float = 1e15,
+              min_value: float = 0.0) -> float:
     try:
-        return check_positive(v, key, max_value=max_value)
+        return check_positive(v, key, max_value=max_value, min_value=min_value)
     except ModelError as e:
         _fail(where, key, e.args[0])
     raise AssertionError  # pragma: no cover
@@ -279,8 +280,9 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
         if dn not in k.dim_names():
             _fail(where, f"{p}dims.{dn}", f"{kind} has no dimension {dn!r} (it has {', '.join(k.dim_names())})")
         v = _expect(dv, float, where, f"{p}dims.{dn}", "a number")
-        op.dims[dn] = _positive(v, where, f"{p}dims.{dn}")
-        if next(d for d in k.dims if d.name == dn).integer and op.dims[dn] < 1:
+        integer = next(d for d in k.dims if d.name == dn).integer
+        op.dims[dn] = _positive(v, where, f"{p}dims.{dn}", min_value=0.0 if integer else MIN_VALUE)
+        if integer and op.dims[dn] < 1:
             _fail(where, f"{p}dims.{dn}", f"must be at least 1 (got {op.dims[dn]:g})")
     dts = _expect(od.get("dtypes", {}), dict, where, p + "dtypes", "an object")
     from .dtypes import get_dtype

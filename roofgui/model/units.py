@@ -22,10 +22,16 @@ _POWER = re.compile(rf"^({_NUM})\s*(?:\*\*|\^)\s*({_NUM})$")
 
 #: Largest value any dimension may take; keeps every product finite in float64.
 MAX_VALUE = 1e15
+#: Smallest value a dimension that need not be whole (FLOPs per element, entered FLOPs
+#: or bytes) may take: with MAX_VALUE, every ratio and time stays finite in float64.
+MIN_VALUE = 1e-6
+#: What-if multipliers lie in this range (so scaled figures stay finite too).
+WHAT_IF_MIN, WHAT_IF_MAX = 1e-6, 1e6
 
 
 def parse_quantity(text: str | float | int, field: str = "value", *,
-                   integer: bool = False, max_value: float = MAX_VALUE) -> float:
+                   integer: bool = False, max_value: float = MAX_VALUE,
+                   min_value: float = 0.0) -> float:
     """Parse a positive, finite quantity typed by a user.
 
     Parameters
@@ -38,6 +44,8 @@ def parse_quantity(text: str | float | int, field: str = "value", *,
         Require a whole number (after suffix scaling).
     max_value:
         Upper limit, inclusive.
+    min_value:
+        Lower limit, inclusive (the value must be greater than zero in any case).
 
     Returns
     -------
@@ -60,12 +68,12 @@ def parse_quantity(text: str | float | int, field: str = "value", *,
         value = _parse_text(text, field)
     else:
         raise ModelError(f"must be a number, not {type(text).__name__}", field)
-    return check_positive(value, field, integer=integer, max_value=max_value)
+    return check_positive(value, field, integer=integer, max_value=max_value, min_value=min_value)
 
 
 def check_positive(value: float, field: str, *, integer: bool = False,
-                   max_value: float = MAX_VALUE) -> float:
-    """Validate a number: finite, > 0, <= max_value, whole if asked."""
+                   max_value: float = MAX_VALUE, min_value: float = 0.0) -> float:
+    """Validate a number: finite, > 0, >= min_value, <= max_value, whole if asked."""
     if math.isnan(value):
         raise ModelError("is not a number (NaN)", field)
     if math.isinf(value):
@@ -74,6 +82,8 @@ def check_positive(value: float, field: str, *, integer: bool = False,
         raise ModelError(f"must be greater than zero (got {value:g})", field)
     if value > max_value:
         raise ModelError(f"is too large (got {value:g}; at most {max_value:g})", field)
+    if value < min_value:
+        raise ModelError(f"is too small (got {value:g}; at least {min_value:g})", field)
     if integer and value != math.floor(value):
         raise ModelError(f"must be a whole number (got {value:g})", field)
     return value
