@@ -12,6 +12,7 @@ built once, the first time it is shown).
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QSize, Qt, Signal
@@ -78,8 +79,89 @@ def change_kind(op: OpSpec, kind_name: str) -> None:
         op.name = kind_name
 
 
+@dataclass(frozen=True)
+class ParamSpec:
+    """A field of ``OpSpec.params`` shown in the form.
+
+    An op kind may declare these as ``OpKind.params``; a kind that does not can
+    be given them here in :data:`PARAM_PROVIDERS`.  ``read(params)`` and
+    ``write(params, value)`` default to ``params.get(name, default)`` and
+    ``params[name] = value``; ``enabled(params)`` greys the field out.
+    """
+
+    name: str
+    label: str
+    default: Any = None
+    help: str = ""
+    choices: Any = ()
+    integer: bool = False
+    read: Callable[[dict], Any] | None = None
+    write: Callable[[dict, Any], None] | None = None
+    enabled: Callable[[dict], bool] | None = None
+
+
+def _llm_params() -> tuple[ParamSpec, ...]:
+    """The LLM step's model picker, step-model choices and architecture fields."""
+    from ..model import llm
+
+    def preset_arch(params: dict) -> dict:
+        try:
+            return llm.resolve_model(params).arch()
+        except ModelError:
+            return {}
+
+    def write_model(params: dict, v: str) -> None:
+        if v == llm.CUSTOM:
+            params.update(preset_arch(params))  # start the custom model from the preset shown
+        else:
+            for k in llm.ARCH_NAMES:
+                params.pop(k, None)
+        params["model"] = v
+
+    def is_custom(params: dict) -> bool:
+        return params.get("model", llm.DEFAULT_MODEL) == llm.CUSTOM
+
+    def arch_field(name: str, label: str, limit: float) -> ParamSpec:
+        def write(params: dict, v: float) -> None:
+            params[name] = int(v)
+        return ParamSpec(name, label, None, f"{label} of the model. Choose “Custom model” to edit it.",
+                         integer=True, read=lambda p: p.get(name, preset_arch(p).get(name)),
+                         write=write, enabled=is_custom)
+
+    names = {mid: cfg.name for mid, cfg in llm.presets().items()}
+    specs = [
+        ParamSpec("model", "Model", llm.DEFAULT_MODEL,
+                  "A published model configuration (each figure cited), or a custom model.",
+                  choices=lambda: [(mid, names.get(mid, "Custom model")) for mid in llm.model_ids()],
+                  write=write_model),
+        ParamSpec("t_mem", "Memory time", "refined",
+                  "Refined: the weights and KV cache actually read each step. Note: the whole HBM "
+                  "read every step, as in the serving-throughput note.",
+                  choices=(("refined", "Refined (weights + KV read)"), ("note", "Note (whole HBM)"))),
+        ParamSpec("t_net", "Network time", "note",
+                  "Note: 4(n−1) AllGathers of the activations per layer. Ring: a bandwidth-optimal "
+                  "ring, n times less.",
+                  choices=(("note", "Note: 4(n−1)·B·D·S·L"), ("ring", "Ring (÷ n)"))),
+    ]
+    specs += [arch_field(n, label, limit) for n, label, limit in llm.ARCH_FIELDS]
+    return tuple(specs)
+
+
+#: Param fields for op kinds that do not declare ``OpKind.params`` themselves.
+PARAM_PROVIDERS: dict[str, Callable[[], tuple]] = {"llm": _llm_params}
+
+
 def _param_specs(kind: OpKind) -> tuple:
-    return tuple(getattr(kind, "params", ()) or ())
+    declared = getattr(kind, "params", None)
+    if declared:
+        return tuple(declared)
+    provider = PARAM_PROVIDERS.get(kind.name)
+    if provider is None:
+        return ()
+    try:
+        return tuple(provider())
+    except (ImportError, ModelError):
+        return ()
 
 
 def _choices(spec) -> list[tuple[str, Any]]:
@@ -295,6 +377,7 @@ class _KindPage(QWidget):
         super().__init__()
         self.kind = kind
         self.bindings: list[Binding] = []
+        self.enabling: list[tuple[QWidget, Callable[[dict], bool]]] = []
         self.edits: dict[str, QuantityEdit] = {}
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
@@ -323,6 +406,18 @@ class _KindPage(QWidget):
         tip = getattr(spec, "help", "") or label
         default = getattr(spec, "default", None)
         choices = _choices(spec)
+        custom_read = getattr(spec, "read", None)
+        custom_write = getattr(spec, "write", None)
+        enabled = getattr(spec, "enabled", None)
+
+        def read(op: OpSpec, name=name, d=default):
+            return custom_read(op.params) if custom_read else op.params.get(name, d)
+
+        def write_any(op: OpSpec, v: Any, name=name) -> None:
+            if custom_write:
+                custom_write(op.params, v)
+            else:
+                op.params[name] = v
         if choices:
             w: QWidget = make_combo(label, tip, choices)
             shown: QWidget = w
@@ -332,14 +427,12 @@ class _KindPage(QWidget):
             w.setToolTip(tip)
             form.addRow("", w)
             w.setObjectName(f"param_{name}")
-
-            def write_b(op: OpSpec, v: Any, name=name) -> None:
-                op.params[name] = bool(v)
-
-            self.bindings.append(bind(w, lambda op, name=name, d=default: op.params.get(name, d),
-                                      write_b, key=f"params.{name}", text=label, apply=apply))
+            self.bindings.append(bind(w, read, lambda op, v: write_any(op, bool(v)),
+                                      key=f"params.{name}", text=label, apply=apply))
+            if enabled:
+                self.enabling.append((w, enabled))
             return
-        elif isinstance(default, (int, float)):
+        elif isinstance(default, (int, float)) or getattr(spec, "integer", False):
             w = QuantityEdit(label, tip, integer=bool(getattr(spec, "integer", False)))
             shown = field_with_message(w)
         else:
@@ -347,12 +440,18 @@ class _KindPage(QWidget):
             shown = w
         w.setObjectName(f"param_{name}")
         form.addRow(make_label(label, w, tip), shown)
+        self.bindings.append(bind(w, read, write_any, key=f"params.{name}", text=label, apply=apply))
+        if enabled:
+            self.enabling.append((w, enabled))
 
-        def write(op: OpSpec, v: Any, name=name) -> None:
-            op.params[name] = v
-
-        self.bindings.append(bind(w, lambda op, name=name, d=default: op.params.get(name, d),
-                                  write, key=f"params.{name}", text=label, apply=apply))
+    def show(self, op: OpSpec, force: bool) -> None:
+        for b in self.bindings:
+            b.show(op, force)
+        for w, rule in self.enabling:
+            try:
+                w.setEnabled(bool(rule(op.params)))
+            except Exception:  # a rule must never break the form  # noqa: BLE001
+                w.setEnabled(True)
 
 
 class OpEditor(QWidget):
@@ -541,8 +640,7 @@ class OpEditor(QWidget):
             self.pages.setCurrentWidget(page)
         self.description.setText(kind.description)
         self.description.setVisible(bool(kind.description))
-        for b in page.bindings:
-            b.show(op, force)
+        page.show(op, force)
         built = len(self._dtype_rows)
         self._sync_dtypes(op, kind, force)
         if key != getattr(self, "_ordered_key", None) or built != len(self._dtype_rows):

@@ -168,3 +168,28 @@ def test_sweep_controls_list_the_dimensions_of_the_ops(qtbot, catalog):
     assert dims == ["B", "D", "F", "N"]
     sc.dim_combo.setCurrentIndex(3)
     assert doc.scenario.sweep.dim == "N"
+
+
+def test_llm_step_has_a_model_picker_and_custom_fields(form, qtbot):
+    pytest.importorskip("roofgui.model.llm")
+    from roofgui.model import llm
+    ed = form.editor
+    doc = ed.doc
+    doc.changed.emit(None)
+    ed.kind_combo.setCurrentIndex(ed.kind_combo.findData("llm"))
+    page = ed.current_page()
+    model = page.findChild(QComboBox, "param_model")
+    layers = page.findChild(QuantityEdit, "param_layers")
+    assert model.currentData() == llm.DEFAULT_MODEL
+    assert layers.text() == str(llm.get_preset(llm.DEFAULT_MODEL).layers) and not layers.isEnabled()
+    model.setCurrentIndex(model.findData("llama-3-70b"))
+    assert doc.scenario.ops[0].params == {"model": "llama-3-70b"}
+    assert layers.text() == "80"
+    model.setCurrentIndex(model.findData(llm.CUSTOM))
+    params = doc.scenario.ops[0].params
+    assert params["model"] == llm.CUSTOM and params["layers"] == 80 and layers.isEnabled()
+    type_into(qtbot, layers, "40")
+    assert doc.scenario.ops[0].params["layers"] == 40
+    assert llm.resolve_model(doc.scenario.ops[0].params).layers == 40
+    model.setCurrentIndex(model.findData("llama-2-7b"))
+    assert doc.scenario.ops[0].params == {"model": "llama-2-7b"}
