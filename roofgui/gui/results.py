@@ -7,12 +7,15 @@ them out.  Table items are created when the table grows and reused after.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
                                QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
+from ..model.errors import ModelError
 from ..model.ops import OP_KINDS
 from ..model.report import record, working
 from ..model.scenario import Evaluation, Scenario
@@ -59,6 +62,31 @@ def _fmt(kind: str, v, rec: dict) -> str:
     if kind == "peak":
         return f"{format_si(float(v), 'FLOP/s')} ({rec.get('peak_dtype', '')})"
     return str(v)
+
+
+def _llm_extras():
+    from .. import cli_llm  # the LLM step's table rows and working, shared with the command line
+
+    def rows(entry, rec: dict) -> list[tuple[str, str]]:
+        r = dict(rec)
+        r.update(cli_llm.record_extras(entry))
+        return cli_llm.table_rows(entry, r)
+
+    return rows, cli_llm.working_lines
+
+
+#: Per op kind: a factory of (extra table rows, extra working lines) for kinds with more to say.
+RESULT_EXTRAS: dict[str, Callable[[], tuple[Callable, Callable]]] = {"llm": _llm_extras}
+
+
+def _extras_for(kind_name: str):
+    factory = RESULT_EXTRAS.get(kind_name)
+    if factory is None:
+        return None
+    try:
+        return factory()
+    except ImportError:
+        return None
 
 
 def critical_order(kind_name: str) -> list[str]:
@@ -163,6 +191,22 @@ class ResultsPanel(QWidget):
                   f"The value of {n} at which the op turns compute-bound (T_math equals the largest "
                   f"comms time), the others held fixed. '—': never, along {n}.")
                  for n in crit_names]
+        extras = _extras_for(op.kind)
+        extra_cols: list[dict[str, str]] = []
+        extra_lines: list[list[str]] = []
+        if extras is not None:
+            rows_fn, working_fn = extras
+            for e, rec in zip(entries, recs):
+                try:
+                    extra_cols.append(dict(rows_fn(e, rec)))
+                    extra_lines.append(list(working_fn(e)))
+                except ModelError as err:
+                    extra_cols.append({})
+                    extra_lines.append([f"({err})"])
+            labels: list[str] = []
+            for col in extra_cols:
+                labels += [k for k in col if k not in labels]
+            rows += [(k, f"extra:{k}", "extra", k) for k in labels]
         self._rows = rows
         self._records = recs
         self._resize(len(rows), len(recs))
@@ -175,6 +219,8 @@ class ResultsPanel(QWidget):
                 if key.startswith("critical:"):
                     v = rec["critical"].get(key.split(":", 1)[1])
                     text = "—" if v is None else format_number(v)
+                elif key.startswith("extra:"):
+                    text = extra_cols[c].get(label, "—")
                 else:
                     text = _fmt(fmt, rec.get(key), rec)
                 item = self.table.item(r, c)
@@ -196,9 +242,11 @@ class ResultsPanel(QWidget):
                 vi.setText(label)
                 vi.setToolTip(tip)
         lines: list[str] = []
-        for e in entries:
+        for c, e in enumerate(entries):
             lines.append(f"{op.name}{' · ' + e.phase if e.phase else ''} on {e.analysis.chip.label()}")
             lines.extend("  " + ln for ln in working(e.analysis))
+            if c < len(extra_lines):
+                lines.extend("  " + ln for ln in extra_lines[c])
             lines.append("")
         if not entries:
             lines.append("No results: check a chip in the Chips panel (or see the notice above the plot).")

@@ -508,3 +508,19 @@ def test_follows_a_dark_palette(window):
         app.setPalette(old)
         QApplication.processEvents()
     assert not window.roofline_plot.style.is_dark
+
+
+def test_llm_step_from_the_form_shows_both_phases_and_the_note_terms(window):
+    pytest.importorskip("roofgui.model.llm")
+    ed = window.form.editor
+    ed.kind_combo.setCurrentIndex(ed.kind_combo.findData("llm"))
+    flush(window)
+    assert window.notices.messages() == []
+    keys = set(window.roofline_plot.points)
+    assert {(0, "prefill", "tpu-v5e"), (0, "decode", "tpu-v5e"), (0, "prefill", "h100-sxm"),
+            (0, "decode", "h100-sxm")} <= keys
+    rows = [window.results.table.verticalHeaderItem(r).text()
+            for r in range(window.results.table.rowCount())]
+    assert "Throughput total" in rows and "Memory per chip" in rows and "Critical B" in rows
+    assert "DOES NOT FIT" in window.results.cell("Memory per chip", 0)  # Llama-3 8B on 16 GB v5e
+    assert "Throughput_total = B·(p+d) / cycle" in window.results.working_text()
