@@ -109,6 +109,30 @@ class LogAxis(pg.AxisItem):
         return [pd.tick_label(v, self.kind) for v in values]
 
 
+class _Scatter(pg.ScatterPlotItem):
+    """ScatterPlotItem whose bounding rectangle is remembered until the data, the
+    symbol sizes or the view transform change (pyqtgraph recomputes it, with two
+    pixel-vector mappings, several times per paint)."""
+
+    _br = None
+    _br_key = None
+
+    def boundingRect(self):  # noqa: N802
+        key = (tuple(self.dataBounds(0)), tuple(self.dataBounds(1)), self._maxSpotPxWidth)
+        if self._br is None or key != self._br_key:
+            self._br = super().boundingRect()
+            self._br_key = key
+        return QtCore.QRectF(self._br)
+
+    def viewTransformChanged(self):  # noqa: N802
+        self._br = None
+        super().viewTransformChanged()
+
+    def setData(self, *args, **kwargs):  # noqa: N802
+        self._br = None
+        super().setData(*args, **kwargs)
+
+
 class _Sample(pg.ItemSample):
     """Legend sample drawn to the style's sizes (pyqtgraph's is a fixed 20 px)."""
 
@@ -196,7 +220,7 @@ class _LogPlot(pg.PlotWidget):
         self.readout.setZValue(1001)
         vb.sigRangeChangedManually.connect(self._on_manual_range)
         vb.sigRangeChanged.connect(self._on_range_changed)
-        vb.sigResized.connect(self._on_range_changed)
+        vb.sigResized.connect(self._on_resized)
         # Text and legend sizes settle only after Qt lays them out: lay annotations
         # out again once the event loop is idle (coalesced).
         self._relayout = QtCore.QTimer(self)
@@ -241,6 +265,9 @@ class _LogPlot(pg.PlotWidget):
     def _on_range_changed(self, *_):
         self._update_grid()
         self._layout_annotations()
+
+    def _on_resized(self, *_):
+        self._on_range_changed()
         self._relayout.start()
 
     def _update_grid(self) -> None:
@@ -307,6 +334,7 @@ class _LogPlot(pg.PlotWidget):
         pass
 
     def _legend_entries(self, entries: list[tuple[str, _Sample]]) -> None:
+        self._relayout.start()  # the legend's size settles once Qt has laid it out
         self.legend.clear()
         for name, sample in entries:
             self.legend.addItem(sample, name)
@@ -452,7 +480,7 @@ class _LogPlot(pg.PlotWidget):
     def _new_scatter(self, z: float, pool=None) -> pg.ScatterPlotItem:
         item = self._pooled(pool)
         if item is None:
-            item = pg.ScatterPlotItem(antialias=True)
+            item = _Scatter(antialias=True)
             item.setZValue(z)
             self.addItem(item)
         return item
@@ -556,7 +584,6 @@ class RooflinePlot(_LogPlot):
                 self.view_range(), *pd.key_points(g)):
             self.fit()  # the user has not zoomed: follow the data when it leaves the view
         self._layout_annotations()
-        self._relayout.start()
 
     def _sync_items(self, g: pd.RooflineGeometry) -> None:
         # -- roofs and ridge markers, per chip
@@ -939,7 +966,6 @@ class SweepPlot(_LogPlot):
         if refit and g.lines:
             self.fit()
         self._layout_annotations()
-        self._relayout.start()
 
     def _restyle_items(self) -> None:
         s = self.style

@@ -265,20 +265,17 @@ def least_covered(rects: Sequence[tuple[float, float, float, float]], xs, ys,
 
 
 def densify(x: np.ndarray, y: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
-    """Points every ``step`` along a polyline (same units as x and y)."""
+    """Points every ``step`` (or closer) along a polyline, ends included (units of x and y)."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.size < 2:
         return x, y
-    xs, ys = [], []
-    for i in range(x.size - 1):
-        n = int(min(max(1, math.ceil(math.hypot(x[i + 1] - x[i], y[i + 1] - y[i]) / step)), 2000))
-        t = np.linspace(0.0, 1.0, n, endpoint=False)
-        xs.append(x[i] + t * (x[i + 1] - x[i]))
-        ys.append(y[i] + t * (y[i + 1] - y[i]))
-    xs.append(x[-1:])
-    ys.append(y[-1:])
-    return np.concatenate(xs), np.concatenate(ys)
+    dx, dy = np.diff(x), np.diff(y)
+    n = np.clip(np.ceil(np.hypot(dx, dy) / step), 1, 2000).astype(np.int64)
+    seg = np.repeat(np.arange(n.size), n)
+    start = np.repeat(np.cumsum(n) - n, n)
+    t = (np.arange(seg.size) - start) / n[seg]
+    return (np.append(x[seg] + t * dx[seg], x[-1]), np.append(y[seg] + t * dy[seg], y[-1]))
 
 
 def nice_range(lo: float, hi: float, pad: float = 0.15, step: float = 0.5,

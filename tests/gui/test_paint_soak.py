@@ -58,7 +58,7 @@ def soak(n: int) -> int:
     roof.resize(240, 160)
     sweep = SweepPlot()
     sweep.resize(240, 160)
-    img = QtGui.QImage(240, 160, QtGui.QImage.Format.Format_ARGB32)
+    img = QtGui.QImage(240, 160, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
     blank = 0
     for i in range(n):
         if i % 500 == 250:
