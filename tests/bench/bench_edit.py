@@ -8,6 +8,10 @@ updates the plot items and repaints.  Timed from just before ``setText`` to
 the end of the event-loop pass in which the plot's viewport finished its
 last paint (see :mod:`_paint`).
 
+Bursts: five keystrokes in a row before the event loop runs must give one
+evaluation and one repaint, timed the same way (``burst_samples``,
+``evaluations_per_burst``).
+
 Two views, each against its own baseline:
 
 * ``roofline``: the Roofline tab, editing B of the selected op (its points move);
@@ -160,9 +164,26 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
             dt, _ = until_painted(app, [bprobe], base.edit_fn(items, i))
             bsamples.append(dt)
             blate += settle(app, [bprobe])
+        # Bursts: five keystrokes before the event loop runs (typing "1", "12", "123" …
+        # faster than a frame) must give one evaluation and one repaint, with no delay.
+        bursts, burst_evals = [], []
+        for i in range(max(5, edits // 10)):
+            texts = [str(values[(i + k) % len(values)]) for k in range(5)]
+
+            def do_burst(texts=texts):
+                for t in texts:
+                    edit.setText(t)
+                    edit.textEdited.emit(t)
+
+            e0 = getattr(w.live, "count", 0)
+            dt, _ = until_painted(app, [probe], do_burst)
+            bursts.append(dt)
+            burst_evals.append(getattr(w.live, "count", 0) - e0)
+            settle(app, [probe])
         bw.close()
         bw.deleteLater()
-        out[view] = {"edited": dim, "edits": edits,
+        out[view] = {"edited": dim, "edits": edits, "burst_samples": bursts,
+                     "evaluations_per_burst": float(np.mean(burst_evals)),
                      "evaluations": getattr(w.live, "count", 0) - evals0,
                      "plot_size": [plot.width(), plot.height()],
                      "items": spec_summary(spec), "samples": samples, "baseline_samples": bsamples,
