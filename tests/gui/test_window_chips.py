@@ -103,3 +103,19 @@ def test_edit_and_delete_a_custom_chip(window, qtbot, monkeypatch):
     assert cid not in window.catalog.chips
     assert not (user_chip_dir() / f"{cid}.toml").exists()
     assert cid not in window.doc.scenario.chips
+
+
+def test_chips_work_from_the_keyboard(window, qtbot):
+    panel = window.chips_panel
+    panel.select_chip("tpu-v5p")
+    panel.tree.setFocus()
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Space)
+    assert window.doc.scenario.chips[-1] == "tpu-v5p"
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Return)
+    dialogs = [w for w in QApplication.topLevelWidgets()
+               if isinstance(w, ChipSpecDialog) and w.isVisible()]
+    assert len(dialogs) == 1 and dialogs[0].chip.id == "tpu-v5p"
+    dialogs[0].reject()
+    window.controller.undo_action.trigger()
+    assert "tpu-v5p" not in window.doc.scenario.chips
+    assert panel.item("tpu-v5p").checkState(0) == Qt.CheckState.Unchecked
