@@ -15,7 +15,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QFrame,
                                QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
@@ -31,7 +31,7 @@ from ..model.scenario import OpSpec, Scenario, ShardSpec
 from ..model.units import MIN_VALUE
 from .document import ScenarioDocument
 from .widgets import (Binding, QuantityEdit, bind, field_with_message, make_combo, make_label,
-                      set_combo_items, set_text, signals_blocked)
+                      set_combo_items, signals_blocked)
 
 LINK_LABELS = {
     "ici": "ICI (TPU inter-chip)",
