@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 from ..model.catalog import Catalog
 from ..model.errors import ModelError
 from ..model.scenario import Evaluation, Scenario, evaluate_scenario, sweep_scenario
+from .autosave import Autosaver
 from .chips_panel import ChipsPanel
 from .document import DocumentController, ScenarioDocument
 from .form import ScenarioForm, SweepControls
@@ -191,6 +192,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
         self.setWindowTitle(APP_TITLE)
         self.setDockNestingEnabled(True)
+        self.setAcceptDrops(True)  # drop a scenario file on the window to open it
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._layout_restored = False
@@ -286,6 +288,11 @@ class MainWindow(QMainWindow):
             opened = self.controller.restore_session()
         if not opened:
             self.doc.load(self.doc.scenario)  # the default example (first launch)
+        # unsaved work is autosaved; after a crash the next launch offers it back
+        self.autosaver = Autosaver(self.doc, self)
+        self.autosaver.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
+        if restore:
+            self.autosaver.offer_restore(self)
         if self.catalog.errors:
             self.statusBar().showMessage(
                 f"{len(self.catalog.errors)} chip file(s) could not be read: "
@@ -482,6 +489,31 @@ class MainWindow(QMainWindow):
             self._apply_palette()
         super().changeEvent(e)
 
+    # -- drag and drop ------------------------------------------------------------------------
+    @staticmethod
+    def _dropped_scenario(event) -> str | None:
+        md = event.mimeData()
+        if md is None or not md.hasUrls():
+            return None
+        for url in md.urls():
+            if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
+                return url.toLocalFile()
+        return None
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if self._dropped_scenario(event):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        path = self._dropped_scenario(event)
+        if path is None:
+            super().dropEvent(event)
+            return
+        event.acceptProposedAction()
+        self.controller.open_path(path)  # asks about unsaved changes first
+
     # -- layout and closing ------------------------------------------------------------------
     def _restore_layout(self) -> None:
         s = self.controller.settings
@@ -531,4 +563,5 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
+        self.autosaver.finish()  # a clean exit: no autosave left to offer
         event.accept()
