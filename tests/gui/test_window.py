@@ -524,3 +524,20 @@ def test_llm_step_from_the_form_shows_both_phases_and_the_note_terms(window):
     assert "Throughput total" in rows and "Memory per chip" in rows and "Critical B" in rows
     assert "DOES NOT FIT" in window.results.cell("Memory per chip", 0)  # Llama-3 8B on 16 GB v5e
     assert "Throughput_total = B·(p+d) / cycle" in window.results.working_text()
+
+
+def test_dropping_a_scenario_file_opens_it(window, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    path = tmp_path / "dropped.json"
+    sc = default_scenario()
+    sc.ops[0].dims["B"] = 99
+    path.write_text(sc.to_json())
+    md = QMimeData()
+    md.setUrls([QUrl.fromLocalFile(str(path))])
+    ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, md, Qt.MouseButton.NoButton,
+                    Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(ev)
+    assert ev.isAccepted()
+    assert window.doc.path == path and window.doc.scenario.ops[0].dims["B"] == 99
