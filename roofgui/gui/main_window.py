@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 from ..model.catalog import Catalog
 from ..model.errors import ModelError
 from ..model.scenario import Evaluation, Scenario, evaluate_scenario, sweep_scenario
+from .autosave import Autosaver
 from .chips_panel import ChipsPanel
 from .document import DocumentController, ScenarioDocument
 from .form import ScenarioForm, SweepControls
@@ -287,6 +288,11 @@ class MainWindow(QMainWindow):
             opened = self.controller.restore_session()
         if not opened:
             self.doc.load(self.doc.scenario)  # the default example (first launch)
+        # unsaved work is autosaved; after a crash the next launch offers it back
+        self.autosaver = Autosaver(self.doc, self)
+        self.autosaver.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
+        if restore:
+            self.autosaver.offer_restore(self)
         if self.catalog.errors:
             self.statusBar().showMessage(
                 f"{len(self.catalog.errors)} chip file(s) could not be read: "
@@ -557,4 +563,5 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
+        self.autosaver.finish()  # a clean exit: no autosave left to offer
         event.accept()
