@@ -156,7 +156,8 @@ class LiveEvaluator(QObject):
         if w.tabs.currentIndex() == TAB_SWEEP:
             self.refresh_sweep()
         w.chips_panel.set_colours(w.chip_colours())
-        w.notices.set_messages(ev.errors + (self.sweep_errors if not self._sweep_stale else []))
+        w.notices.set_messages(w.catalog_messages() + ev.errors
+                               + (self.sweep_errors if not self._sweep_stale else []))
         self.evaluated.emit(ev)
 
     def refresh_sweep(self) -> None:
@@ -170,7 +171,7 @@ class LiveEvaluator(QObject):
         self._sweep_stale = False
         w.sweep_plot.update_from(sc, curves)
         if self.evaluation is not None:
-            w.notices.set_messages(self.evaluation.errors + errors)
+            w.notices.set_messages(w.catalog_messages() + self.evaluation.errors + errors)
 
     def sweep_if_stale(self) -> None:
         if self._sweep_stale:
@@ -398,6 +399,10 @@ class MainWindow(QMainWindow):
 
     def current_plot(self):
         return self.sweep_plot if self.tabs.currentIndex() == TAB_SWEEP else self.roofline_plot
+
+    def catalog_messages(self) -> list[str]:
+        """Chip files that could not be read (each names the file, the key and the problem)."""
+        return [f"Chip file skipped: {e}" for e in self.catalog.errors]
 
     def chip_colours(self) -> dict[str, str]:
         g = self.roofline_plot.geometry

@@ -541,3 +541,33 @@ def test_dropping_a_scenario_file_opens_it(window, tmp_path):
     window.dropEvent(ev)
     assert ev.isAccepted()
     assert window.doc.path == path and window.doc.scenario.ops[0].dims["B"] == 99
+
+
+def test_a_broken_chip_file_is_named_in_the_notices_and_the_rest_works(qtbot):
+    from roofgui.model.paths import user_chip_dir
+    d = user_chip_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "broken.toml").write_text('format = 1\nid = "broken"\nname = "x"\n[memory]\nbandwidth = -1\n')
+    w = MainWindow()
+    w.show()
+    try:
+        w.live.flush()
+        msgs = w.notices.messages()
+        assert any("broken.toml" in m for m in msgs), msgs
+        assert (0, "", "tpu-v5e") in w.roofline_plot.points
+    finally:
+        close_quietly(w)
+
+
+def test_the_zoom_is_kept_in_the_document(window, tmp_path):
+    window.roofline_plot.viewChangedByUser.emit([0.5, 2.5, 13.0, 15.5])  # what a pan/zoom sends
+    assert window.doc.scenario.view.roofline == [0.5, 2.5, 13.0, 15.5]
+    assert not window.isWindowModified()  # zooming is not an edit
+    path = tmp_path / "zoomed.json"
+    window.doc.save(path)
+    window.controller.new_action.trigger()
+    window.controller.open_path(path)
+    flush(window)
+    assert window.roofline_plot.view_range() == pytest.approx([0.5, 2.5, 13.0, 15.5])
+    window.fit_view()
+    assert window.doc.scenario.view.roofline is None
