@@ -571,3 +571,14 @@ def test_the_zoom_is_kept_in_the_document(window, tmp_path):
     assert window.roofline_plot.view_range() == pytest.approx([0.5, 2.5, 13.0, 15.5])
     window.fit_view()
     assert window.doc.scenario.view.roofline is None
+
+
+def test_no_chips_and_unknown_chips_are_explained_not_raised(window):
+    for cid in ("tpu-v5e", "h100-sxm"):
+        window.chips_panel.item(cid).setCheckState(0, Qt.CheckState.Unchecked)
+    flush(window)
+    assert window.roofline_plot.points == {}
+    assert "check a chip" in window.results.working_text()
+    window.doc.edit("chips", lambda s: s.chips.append("my-lost-chip"))
+    flush(window)
+    assert any("my-lost-chip" in m for m in window.notices.messages())
