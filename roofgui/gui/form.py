@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QFrame,
                                QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QMenu, QSizePolicy, QStackedWidget,
@@ -181,6 +181,22 @@ def _choices(spec) -> list[tuple[str, Any]]:
     return out
 
 
+_BOUND_ROLE = int(Qt.ItemDataRole.UserRole) + 2
+
+
+def _dot(colour: str | None) -> QIcon:
+    pm = QPixmap(10, 10)
+    pm.fill(Qt.GlobalColor.transparent)
+    if colour:
+        p = QPainter(pm)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor(colour))
+        p.drawEllipse(1, 1, 8, 8)
+        p.end()
+    return QIcon(pm)
+
+
 # -- the op list ----------------------------------------------------------------
 
 class OpListPanel(QWidget):
@@ -251,6 +267,28 @@ class OpListPanel(QWidget):
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(320, 120)
 
+    BOUND_DOTS = {"compute": "#3BA55C", "mixed": "#F2C12E", "limited": "#E0453A"}
+
+    def set_bounds(self, bounds: dict[int, list[tuple[str, str]]]) -> None:
+        """Mark each op at a glance: green when compute-bound on every chip, red when on none,
+        yellow when it depends on the chip; the tooltip names the bound per chip."""
+        sc = self.doc.scenario
+        for i in range(min(self.list.count(), len(sc.ops))):
+            item = self.list.item(i)
+            per_chip = bounds.get(i, [])
+            kinds = {b for _, b in per_chip}
+            state = ("" if not kinds else "compute" if kinds == {"compute"} else
+                     "limited" if "compute" not in kinds else "mixed")
+            if item.data(_BOUND_ROLE) != state:
+                item.setData(_BOUND_ROLE, state)
+                item.setIcon(_dot(self.BOUND_DOTS.get(state)))
+            op = sc.ops[i]
+            kind = OP_KINDS[op.kind].label if op.kind in OP_KINDS else op.kind
+            lines = [f"{op.name}: {kind}"] + [f"{who}: {b}-bound" for who, b in per_chip]
+            tip = "\n".join(lines)
+            if item.toolTip() != tip:
+                item.setToolTip(tip)
+
     # -- sync from the scenario ---------------------------------------------------
     def sync(self, origin: object = None) -> None:
         sc = self.doc.scenario
@@ -265,9 +303,6 @@ class OpListPanel(QWidget):
                 item = self.list.item(i)
                 if item.text() != op.name:
                     item.setText(op.name)
-                tip = f"{op.name}: {OP_KINDS[op.kind].label if op.kind in OP_KINDS else op.kind}"
-                if item.toolTip() != tip:
-                    item.setToolTip(tip)
             if sc.ops and self.list.currentRow() != sc.selected:
                 self.list.setCurrentRow(sc.selected)
         n = len(sc.ops)

@@ -156,6 +156,11 @@ class LiveEvaluator(QObject):
         if w.tabs.currentIndex() == TAB_SWEEP:
             self.refresh_sweep()
         w.chips_panel.set_colours(w.chip_colours())
+        bounds: dict[int, list[tuple[str, str]]] = {}
+        for e in ev.entries:
+            who = e.analysis.chip.label() + (f" · {e.phase}" if e.phase else "")
+            bounds.setdefault(e.op_index, []).append((who, str(e.analysis.result.bound)))
+        w.form.ops.set_bounds(bounds)
         w.notices.set_messages(w.catalog_messages() + ev.errors
                                + (self.sweep_errors if not self._sweep_stale else []))
         self.evaluated.emit(ev)

@@ -582,3 +582,14 @@ def test_no_chips_and_unknown_chips_are_explained_not_raised(window):
     window.doc.edit("chips", lambda s: s.chips.append("my-lost-chip"))
     flush(window)
     assert any("my-lost-chip" in m for m in window.notices.messages())
+
+
+def test_the_op_list_marks_each_op_by_its_bounds(window):
+    item = window.form.ops.list.item(0)
+    # B = 256: compute-bound on the v5e (ridge 240), memory-bound on the H100 (ridge 295)
+    assert item.data(int(Qt.ItemDataRole.UserRole) + 2) == "mixed"
+    assert "Google TPU v5e: compute-bound" in item.toolTip()
+    assert "memory-bound" in item.toolTip()
+    window.chips_panel.item("h100-sxm").setCheckState(0, Qt.CheckState.Unchecked)
+    flush(window)
+    assert item.data(int(Qt.ItemDataRole.UserRole) + 2) == "compute"
