@@ -364,10 +364,15 @@ def test_what_if_multipliers():
     assert f(w.result.flops) == f(base.result.flops)  # the op is unchanged
 
 
-@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "2"])
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "2", True, None])
 def test_bad_what_if_is_a_model_error(bad):
     with pytest.raises(ModelError):
         analyze("matmul", {}, CHIP, settings=Settings(peak=bad))
+
+
+def test_what_if_accepts_numpy_numbers():
+    a = analyze("matmul", {}, CHIP, settings=Settings(peak=np.float32(2), hbm=np.int64(3)))
+    assert f(a.result.peak_flops) == 2e14 and f(a.result.hbm_bandwidth) == 3e12
 
 
 # --------------------------------------------------------------------------- bad dims

@@ -8,6 +8,7 @@ strict: an unknown key, a missing source or a non-positive figure raises a
 from __future__ import annotations
 
 import math
+import numbers
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -131,7 +132,7 @@ class Chip:
         from .units import WHAT_IF_MAX, WHAT_IF_MIN
 
         for n, v in (("peak", peak), ("hbm", hbm), ("link", link)):
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v > 0):
                 raise ModelError(f"what-if multiplier must be a positive number (got {v!r})", n)
             if not WHAT_IF_MIN <= v <= WHAT_IF_MAX:
                 raise ModelError(f"what-if multiplier must be between {WHAT_IF_MIN:g} and "
