@@ -134,10 +134,10 @@ class Chip:
         for n, v in (("peak", peak), ("hbm", hbm), ("link", link)):
             if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v > 0):
                 raise ModelError(f"what-if multiplier must be a positive number (got {v!r})", n)
-        peak, hbm, link = float(peak), float(hbm), float(link)
             if not WHAT_IF_MIN <= v <= WHAT_IF_MAX:
                 raise ModelError(f"what-if multiplier must be between {WHAT_IF_MIN:g} and "
                                  f"{WHAT_IF_MAX:g} (got {v:g})", n)
+        peak, hbm, link = float(peak), float(hbm), float(link)
         if peak == hbm == link == 1.0:
             return self
         why = "what-if ×{:g}"
