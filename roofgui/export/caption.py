@@ -55,11 +55,7 @@ def short_citation(text: str) -> str:
         prev = title
         title = re.sub(r"\s*\([^()]*\)", "", title)
     title = title.strip().rstrip(",;")
-    url = url.strip()
-    if url.startswith("https://"):
-        url = url[len("https://"):]
-    elif url.startswith("http://"):
-        url = url[len("http://"):]
+    url = re.sub(r"\s*,\s*", ", ", re.sub(r"https?://", "", url.strip()))
     return f"{title} — {url}" if sep and url else title
 
 
