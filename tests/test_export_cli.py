@@ -151,3 +151,16 @@ def test_size_defaults_and_aspect(tmp_path, scenario_file):
     assert resolve_size(3840, None) == (3840, 2160)
     assert resolve_size(None, 1440) == (2560, 1440)
     assert resolve_size(1000, 1000) == (1000, 1000)
+
+
+def test_unwritable_directory_in_process(tmp_path, scenario_file, monkeypatch):
+    """The same refusal, checked as root too (root may write anywhere, so fake the answer)."""
+    from roofgui.export import cli as export_cli
+
+    monkeypatch.setattr(export_cli.os, "access", lambda path, mode: False)
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    out = tmp_path / "x.png"
+    assert main(["export", str(scenario_file), "-o", str(out)], out=io.StringIO()) == 2
+    assert err.getvalue().count("\n") == 1 and "not writable" in err.getvalue()
+    assert not out.exists()
