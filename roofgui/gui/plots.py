@@ -6,7 +6,7 @@ with ``setData`` — and only when its data or style actually changed.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -924,9 +924,15 @@ class SweepPlot(_LogPlot):
         self._colours: dict[str, int] = {}
         self._apply_base_style()
 
-    def update_from(self, scenario, curves) -> None:
-        """Show sweep curves; the view refits when the swept dimension or y quantity changes."""
-        g = pd.sweep_geometry(scenario, curves, self._colours, n_colours=len(self.style.palette))
+    def update_from(self, scenario, curves, colours: Mapping[str, int] | None = None) -> None:
+        """Show sweep curves; the view refits when the swept dimension or y quantity changes.
+
+        ``colours``: palette slots per chip id to keep (pass the roofline's
+        ``geometry.colours`` so a chip has one colour in both plots).
+        """
+        prev = dict(self._colours)
+        prev.update({k: v for k, v in (colours or {}).items() if not k.startswith("op:")})
+        g = pd.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette))
         self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
             or self._colours
         old = self.geometry

@@ -675,7 +675,8 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
     curve's value there is FLOPs/T_math (= the peak) or T_math itself.
     """
     dim = scenario.sweep.dim
-    mode = scenario.sweep.y
+    # "time" (and an LLM step's "latency") plot T_lower; anything else attainable FLOP/s
+    mode = "time" if scenario.sweep.y in ("time", "latency") else "flops"
     chip_ids: list[str] = []
     for c in curves:
         if c.chip.id not in chip_ids:

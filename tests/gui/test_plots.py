@@ -399,3 +399,16 @@ def test_mouse_move_shows_readout_and_tooltip(roof, cat):
     # outside the axes: the readout clears
     roof.scene().sigMouseMoved.emit(QtCore.QPointF(-50, -50))
     assert roof.readout.text == ""
+
+
+def test_sweep_keeps_the_rooflines_chip_colours(qtbot, cat):
+    w = SweepPlot()
+    qtbot.addWidget(w)
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"], ops=[
+        OpSpec("a", "matmul", {}, {}), OpSpec("b", "matmul", {"D": 1024, "F": 1024}, {})])
+    curves, _ = sweep_scenario(sc, cat)
+    w.update_from(sc, curves, colours={"h100-sxm": 0, "tpu-v5e": 3})
+    slots = {ln.chip_id: ln.colour for ln in w.geometry.lines}
+    assert slots == {"h100-sxm": 0, "tpu-v5e": 3}
+    pen = w.curves[(0, "", "tpu-v5e")].opts["pen"]
+    assert pen.color().name().lower() == w.style.colour(3).lower()
