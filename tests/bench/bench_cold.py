@@ -49,7 +49,10 @@ def _env(tmp: Path, stamp: Path) -> dict:
     return env
 
 
-def time_to_first_paint(argv: list[str], tmp: Path, timeout: float = 120.0) -> float:
+def time_to_first_paint(argv: list[str], tmp: Path, timeout: float = 120.0,
+                        cpu: list | None = None) -> float:
+    """Seconds from spawning ``argv`` to its first paint; with ``cpu``, the child's CPU
+    time (user + system, until it is stopped just after that paint) is appended."""
     stamp = tmp / "first-paint"
     stamp.unlink(missing_ok=True)
     env = _env(tmp, stamp)
@@ -69,12 +72,14 @@ def time_to_first_paint(argv: list[str], tmp: Path, timeout: float = 120.0) -> f
                 raise RuntimeError(f"{' '.join(argv)} did not paint within {timeout:.0f} s")
             time.sleep(0.002)
     finally:
-        if proc.poll() is None:
+        if proc.returncode is None:
             proc.terminate()
             try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+                _, status, ru = os.wait4(proc.pid, 0)
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                if cpu is not None:
+                    cpu.append(ru.ru_utime + ru.ru_stime)
+            except ChildProcessError:
                 proc.wait()
         if proc.stderr:
             proc.stderr.close()
@@ -99,21 +104,29 @@ def run(runs: int = 7, busy: bool = True) -> dict:
     if busy:
         cases["app_busy"] = [py, str(ROOT / "main.py"), str(busy_path)]
     samples: dict[str, list[float]] = {k: [] for k in cases}
+    cpu: dict[str, list[float]] = {k: [] for k in cases}
     # one untimed round first: the page cache then holds Python, Qt and numpy for every case
     for i in range(runs + 1):
         for name, argv in cases.items():
             tmp = base / f"{name}-{i}"
             tmp.mkdir()
             argv = [str(tmp / "first-paint") if a == "STAMP" else a for a in argv]
-            dt = time_to_first_paint(argv, tmp)
+            c: list[float] = []
+            dt = time_to_first_paint(argv, tmp, cpu=c)
             if i > 0:
                 samples[name].append(dt)
+                cpu[name] += c
     out = {k: summary(v) for k, v in samples.items()}
+    out["cpu"] = {k: summary(v) for k, v in cpu.items() if v}
     out["python_startup"] = summary(python_startup(runs))
     b = out["baseline"]["median"]
     out["ratio"] = out["app"]["median"] / b
     if busy:
         out["ratio_busy"] = out["app_busy"]["median"] / b
+    if "baseline" in out["cpu"] and "app" in out["cpu"]:
+        out["cpu_ratio"] = out["cpu"]["app"]["median"] / out["cpu"]["baseline"]["median"]
+        if busy and "app_busy" in out["cpu"]:
+            out["cpu_ratio_busy"] = out["cpu"]["app_busy"]["median"] / out["cpu"]["baseline"]["median"]
     return out
 
 

@@ -149,6 +149,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
         warm_paint(app, [bprobe], bw)
 
         samples, paints, late, bsamples, blate = [], [], 0, [], 0
+        cpu, bcpu = [], []
         evals0 = getattr(w.live, "count", 0)
         for i in range(edits):
             text = str(values[i % len(values)])
@@ -157,11 +158,11 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
                 edit.setText(text)
                 edit.textEdited.emit(text)
 
-            dt, n = until_painted(app, [probe], do_edit)
+            dt, n = until_painted(app, [probe], do_edit, cpu=cpu)
             samples.append(dt)
             paints.append(n)
             late += settle(app, [probe])
-            dt, _ = until_painted(app, [bprobe], base.edit_fn(items, i))
+            dt, _ = until_painted(app, [bprobe], base.edit_fn(items, i), cpu=bcpu)
             bsamples.append(dt)
             blate += settle(app, [bprobe])
         # Bursts: five keystrokes before the event loop runs (typing "1", "12", "123" …
@@ -187,6 +188,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
                      "evaluations": getattr(w.live, "count", 0) - evals0,
                      "plot_size": [plot.width(), plot.height()],
                      "items": spec_summary(spec), "samples": samples, "baseline_samples": bsamples,
+                     "cpu_samples": cpu, "baseline_cpu_samples": bcpu,
                      "paints_per_edit": float(np.mean(paints)), "late_paints": late,
                      "baseline_late_paints": blate}
     w.hide()

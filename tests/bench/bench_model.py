@@ -108,13 +108,16 @@ def check_same(res, loop) -> None:
                 raise AssertionError(f"plain loop and model disagree on {name} for chip {c}")
 
 
-def _time(fn, repeats):
+def _time(fn, repeats, cpu=None):
     samples = []
     for _ in range(repeats):
         gc.collect()
+        c0 = time.process_time()
         t0 = time.perf_counter()
         fn()
         samples.append(time.perf_counter() - t0)
+        if cpu is not None:
+            cpu.append(time.process_time() - c0)
     return samples
 
 
@@ -126,18 +129,24 @@ def run(repeats: int = 30, loop_repeats: int = 7) -> dict:
         model_sweep_scenario(catalog, sc, x)
     # Interleave so that a noisy neighbour hits both sides alike.
     em, ss, lp = [], [], []
+    emc, ssc, lpc = [], [], []
     per_round = max(1, math.ceil(repeats / loop_repeats))
     for _ in range(loop_repeats):
-        em += _time(lambda: model_evaluate_many(chips, sc, x), per_round)
-        ss += _time(lambda: model_sweep_scenario(catalog, sc, x), per_round)
-        lp += _time(lambda: plain_loop(chips, sc, x), 1)
+        em += _time(lambda: model_evaluate_many(chips, sc, x), per_round, emc)
+        ss += _time(lambda: model_sweep_scenario(catalog, sc, x), per_round, ssc)
+        lp += _time(lambda: plain_loop(chips, sc, x), 1, lpc)
     loop_med = summary(lp)["median"]
+    loop_cpu = summary(lpc)["median"]
     r_em, r_ss = summary(em), summary(ss)
     return {
         "points": POINTS, "chips": len(chips),
         "evaluate_many_s": r_em, "sweep_scenario_s": r_ss, "plain_loop_s": summary(lp),
         "speedup_evaluate_many": loop_med / r_em["median"],
         "speedup_sweep_scenario": loop_med / r_ss["median"],
+        "cpu_evaluate_many_s": summary(emc), "cpu_sweep_scenario_s": summary(ssc),
+        "cpu_plain_loop_s": summary(lpc),
+        "cpu_speedup_evaluate_many": loop_cpu / summary(emc)["median"],
+        "cpu_speedup_sweep_scenario": loop_cpu / summary(ssc)["median"],
     }
 
 
