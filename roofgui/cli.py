@@ -204,7 +204,7 @@ def _analyze_scenario(args):
                 n = parse_quantity(n_text, "--shard N", integer=True, max_value=1e6)
                 if not args.link:
                     raise CliError("--shard needs --link (e.g. --link ici or --link nvlink)")
-                from .model.chips import LINK_NAMES
+                from .model.chips import SHARD_LINKS as LINK_NAMES
                 if args.link not in LINK_NAMES:
                     raise CliError(f"--link: unknown link {args.link!r} (known: {', '.join(LINK_NAMES)})")
                 shard = ShardSpec(axis, int(n), args.link)

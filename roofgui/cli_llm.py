@@ -23,7 +23,7 @@ from typing import Any
 from . import cli
 from .cli import CliError, parse_kv
 from .model import llm
-from .model.chips import LINK_NAMES
+from .model.chips import SHARD_LINKS as LINK_NAMES
 from .model.dtypes import get_dtype
 from .model.units import format_number, format_si, format_time, parse_quantity
 

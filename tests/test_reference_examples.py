@@ -185,3 +185,24 @@ def test_fp32_vector_add_intensity_one_twelfth():
     assert float(a.result.critical_intensity) == pytest.approx(10, rel=0.01)
     assert float(a.result.t_lower) == pytest.approx(12 * 65536 / 3.35e12, rel=1e-12)  # 0.23 µs
     assert float(a.result.t_lower) == pytest.approx(0.23e-6, abs=0.01e-6)
+
+
+def test_scale_up_link_picks_each_chips_own_interconnect(catalog):
+    # One sharded op over three vendors: each chip's shards talk over its own fastest scale-up link.
+    shard = Shard("D", 2, "scale-up")
+    got = {}
+    for cid in ("tpu-v5e", "h100-sxm", "mi300x"):
+        a = analyze("matmul", {"B": 16384, "D": 16384, "F": 16384}, catalog.get(cid), shard=shard)
+        got[cid] = (a.figures.link_name, a.figures.link_bandwidth)
+    assert got["tpu-v5e"] == ("ici", 4.5e10)
+    assert got["h100-sxm"][0] == "nvlink" and got["h100-sxm"][1] == catalog.get("h100-sxm").links["nvlink"].bandwidth.value
+    assert got["mi300x"][0] == "xgmi"
+    # and the reference's D > 8755 still comes out on v5e
+    a = analyze("matmul", {"B": 16384, "D": 16384, "F": 16384}, catalog.get("tpu-v5e"), shard=shard)
+    assert a.critical["D"] == pytest.approx(8755.56, abs=0.01)
+
+
+def test_scale_up_on_a_chip_without_one_is_a_clear_error(catalog):
+    from roofgui.model.errors import ModelError
+    with pytest.raises(ModelError, match="no scale-up link"):
+        analyze("matmul", {"B": 1, "D": 1, "F": 1}, catalog.get("l40s"), shard=Shard("D", 2, "scale-up"))

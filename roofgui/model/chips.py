@@ -19,6 +19,11 @@ from .errors import ModelError, SpecError
 
 FORMAT_VERSION = 1
 LINK_NAMES = ("ici", "nvlink", "xgmi", "neuronlink", "pcie", "dcn", "ethernet")
+#: Links a chip's scale-up domain uses (fastest first in ties); "scale-up" picks each chip's own.
+SCALE_UP_LINKS = ("ici", "nvlink", "xgmi", "neuronlink", "ethernet")
+SCALE_UP = "scale-up"
+#: Names an op's sharding may name: a concrete link, or each chip's own scale-up link.
+SHARD_LINKS = LINK_NAMES + (SCALE_UP,)
 KINDS = ("TPU", "GPU", "Accelerator")
 #: Chip files larger than this are refused before parsing.
 MAX_FILE_BYTES = 256 * 1024
@@ -113,6 +118,13 @@ class Chip:
         raise ModelError(f"{self.name} has no {key} {unit} peak in its spec", "compute dtype")
 
     def link(self, name: str) -> Link:
+        """A link by name; ``"scale-up"`` is the chip's fastest scale-up link."""
+        if name == SCALE_UP:
+            ups = [self.links[n] for n in SCALE_UP_LINKS if n in self.links]
+            if not ups:
+                have = ", ".join(self.links) or "none"
+                raise ModelError(f"{self.name} has no scale-up link (it has: {have})", "link")
+            return max(ups, key=lambda l: l.bandwidth.value)
         try:
             return self.links[name]
         except KeyError:

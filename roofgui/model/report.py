@@ -28,7 +28,7 @@ def record(analysis: Analysis, op: str = "", phase: str = "") -> dict[str, Any]:
         "flops": _f(r.flops), "hbm_bytes": _f(r.hbm_bytes), "net_bytes": _f(r.net_bytes),
         "intensity": _f(r.intensity), "net_intensity": _f(r.net_intensity),
         "peak_flops": _f(r.peak_flops), "peak_dtype": f.peak_info.key,
-        "hbm_bandwidth": _f(r.hbm_bandwidth), "link": w.link,
+        "hbm_bandwidth": _f(r.hbm_bandwidth), "link": f.link_name or w.link,
         "link_bandwidth": f.link_bandwidth,
         "critical_intensity": _f(r.critical_intensity),
         "net_critical_intensity": _f(r.net_critical_intensity),
@@ -60,7 +60,7 @@ def working(analysis: Analysis) -> list[str]:
     lines.append(f"T_math = {g(r.flops)} FLOP / {g(r.peak_flops)} FLOP/s{peak_note} = {format_time(float(r.t_math))}")
     lines.append(f"T_hbm = {g(r.hbm_bytes)} B / {g(r.hbm_bandwidth)} B/s = {format_time(float(r.t_hbm))}")
     if f.link_bandwidth:
-        lines.append(f"T_net = {g(r.net_bytes)} B / {g(f.link_bandwidth)} B/s ({w.link}) = "
+        lines.append(f"T_net = {g(r.net_bytes)} B / {g(f.link_bandwidth)} B/s ({f.link_name or w.link}) = "
                      f"{format_time(float(r.t_net))}")
         lines.append(f"T_comms = max(T_hbm, T_net) = {format_time(float(r.t_comms))}")
     lines.append(f"T_lower = max(T_math, T_comms) = {format_time(float(r.t_lower))}")

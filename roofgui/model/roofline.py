@@ -43,6 +43,8 @@ class ChipFigures:
     link_bandwidth: float | None
     derate_fraction: float
     notes: tuple[str, ...] = ()
+    #: the link actually used (a "scale-up" request resolves to the chip's own link)
+    link_name: str | None = None
 
     @property
     def critical_intensity(self) -> float:
@@ -66,10 +68,14 @@ def chip_figures(chip: Chip, work: Work, settings: Settings = Settings()) -> Chi
         else:
             notes.append(f"{chip.name} states no achievable fraction; peak not derated")
     link_bw = None
+    link_name = None
     if work.link:
-        link_bw = scaled.link(work.link).bandwidth.value
+        link = scaled.link(work.link)
+        link_bw, link_name = link.bandwidth.value, link.name
+        if link_name != work.link:
+            notes.append(f"shards talk over {chip.name}'s own scale-up link: {link_name}")
     return ChipFigures(scaled, info.value * frac, info, scaled.hbm_bandwidth.value, link_bw, frac,
-                       tuple(notes))
+                       tuple(notes), link_name)
 
 
 @dataclass(frozen=True)

@@ -306,7 +306,7 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
         if not 1 <= n <= 1_000_000:
             _fail(where, p + "shard.n", f"must be between 1 and 1000000 (got {n})")
         link = _expect(sh.get("link", ""), str, where, p + "shard.link", "a link name")
-        from .chips import LINK_NAMES
+        from .chips import SHARD_LINKS as LINK_NAMES
         if link not in LINK_NAMES:
             _fail(where, p + "shard.link", f"unknown link {link!r} (known: {', '.join(LINK_NAMES)})")
         op.shard = ShardSpec(axis, n, link)
