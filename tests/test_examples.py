@@ -3,13 +3,16 @@
 import numpy as np
 import pytest
 
+import roofgui.model.llm as llm  # registers the LLM step, so its examples load (else they are skipped)
 from roofgui.gui.document import examples
 from roofgui.model.catalog import Catalog
+from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import Scenario, evaluate_scenario, sweep_scenario
 
 EXPECTED = {"01-bf16-matmul-tpu-v5e.json", "02-int8-matmul.json", "03-int8-weights-bf16-compute.json",
             "04-question-3-sweep.json", "05-per-example-weights.json", "06-dot-product.json",
-            "07-two-chip-sharded-matmul.json", "08-h100-critical-batch.json"}
+            "07-two-chip-sharded-matmul.json", "08-h100-critical-batch.json",
+            "10-llm-llama-2-7b-one-gpu.json", "10-llm-llama-3-70b-eight-gpus.json"}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +47,8 @@ def test_every_example_loads_and_evaluates_without_errors(bundled, catalog):
         titles.add(sc.title)
         ev = evaluate_scenario(sc, catalog)
         assert ev.errors == [], name
-        assert len(ev.entries) == len(sc.ops) * len(sc.chips), name
+        phases = sum(len(OP_KINDS[op.kind].phases) for op in sc.ops)
+        assert len(ev.entries) == phases * len(sc.chips), name
         curves, errors = sweep_scenario(sc, catalog)
         assert errors == [], name
         assert curves, name
@@ -129,3 +133,40 @@ def test_busy_example_shows_all_three_bounds(bundled, catalog):
     ev = _ev(sc, catalog)
     assert len(sc.chips) == 3 and len(sc.ops) == 3 and any(op.shard for op in sc.ops)
     assert {str(e.analysis.result.bound) for e in ev.entries} == {"compute", "memory", "network"}
+
+
+def _llm_sweep(sc, catalog):
+    res = llm.llm_sweep_scenario(sc, catalog)
+    assert res.errors == () and res.op_index == 0
+    return {r["chip"].id: r for r in res.chips}
+
+
+def test_llm_one_gpu_capacity_wall_is_the_worked_example(bundled, catalog):
+    sc = bundled["10-llm-llama-2-7b-one-gpu.json"]
+    assert sc.sweep.y in llm.SWEEP_VIEWS and sc.ops[0].kind == "llm"
+    ev = _ev(sc, catalog)
+    walls = _llm_sweep(sc, catalog)
+    # docs/llm.md: weights 2·6 738 415 616 B = 13.48 GB; each request holds (p+d)·524 288 B of
+    # KV cache plus prefill activations p·2·(2·4096 + 2·11008) B and logits 2·32000 B:
+    # 335 544 320 + 30 932 992 + 64 000 = 366 541 312 B; (80e9 − 13 476 831 232) / 366 541 312
+    # = 181.49, so 181 requests fit on the H100
+    assert walls["h100-sxm"]["max_batch"] == 181
+    # MI300X: (192e9 − 13 476 831 232) / 366 541 312 = 487.06
+    assert walls["mi300x"]["max_batch"] == 487
+    # decode is memory-bound on both: the KV cache read grows faster with B than the FLOPs
+    for chip in sc.chips:
+        (dec,) = [e for e in ev.for_op(0) if e.chip_id == chip and e.phase == "decode"]
+        assert dec.analysis.result.bound == "memory"
+
+
+def test_llm_eight_gpus_how_many_fit_and_decode_bound(bundled, catalog):
+    sc = bundled["10-llm-llama-3-70b-eight-gpus.json"]
+    assert sc.ops[0].shard.n == 8 and sc.ops[0].shard.link == "nvlink"
+    ev = _ev(sc, catalog)
+    walls = _llm_sweep(sc, catalog)
+    for chip in sc.chips:  # the wall is the model's own largest batch, and the op's batch fits
+        s = llm.llm_summary(sc.ops[0], catalog.get(chip))
+        assert walls[chip]["max_batch"] == s["memory"]["max_batch"] > sc.ops[0].dims["B"]
+    assert walls["h200"]["max_batch"] > 1.9 * walls["h100-sxm"]["max_batch"]  # 141 GB vs 80 GB
+    bounds = {(e.chip_id, e.phase): str(e.analysis.result.bound) for e in ev.entries}
+    assert bounds[("h100-sxm", "decode")] == "memory"

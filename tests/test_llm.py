@@ -451,3 +451,116 @@ def test_refined_t_mem_never_exceeds_the_notes_when_the_batch_fits(model, B, p, 
         assert r["t_step_lower"] <= r["t_step_upper"] <= 3 * r["t_step_lower"] * (1 + 1e-12)
         if r["memory"]["fits"]:
             assert r["t_mem_refined"] <= r["t_mem_note"]
+
+
+# -- the window's sweep view: several chips at once, and what it draws ----------------------
+
+def test_sweep_many_matches_llm_sweep_per_chip_and_adds_the_walls(catalog):
+    o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="nvlink")
+    chips = [catalog.get("h100-sxm"), catalog.get("h200")]
+    b = np.geomspace(1, 4096, 50)
+    recs, errors = llm.llm_sweep_many(o, chips, b, include=[64.0])
+    assert errors == [] and [r["chip"].id for r in recs] == ["h100-sxm", "h200"]
+    walls = [llm.llm_sweep(o, c, 1.0)["max_batch"] for c in chips]  # 619 and 1225
+    for r, chip, wall in zip(recs, chips, walls):
+        assert r["max_batch"] == wall
+        assert {float(wall), 64.0} <= set(r["batch"].tolist())  # exact points at the wall and B
+        assert set(b.tolist()) <= set(r["batch"].tolist())
+        one = llm.llm_sweep(o, chip, r["batch"])
+        for k in ("throughput_total_max", "throughput_total_min", "tpot_lower", "tpot_upper",
+                  "ttft_lower", "memory_per_chip", "fits"):
+            np.testing.assert_array_equal(r[k], one[k], err_msg=k)
+        at = r["batch"] == wall
+        assert r["fits"][at].all() and not r["fits"][r["batch"] > wall].any()
+
+
+def test_sweep_many_reports_a_chip_without_the_link_and_times_the_others(catalog):
+    o = op("llama-3-70b", n=8, link="nvlink")
+    recs, errors = llm.llm_sweep_many(o, [catalog.get("mi300x"), catalog.get("h100-sxm")],
+                                      np.geomspace(1, 100, 5))
+    assert [r["chip"].id for r in recs] == ["h100-sxm"]
+    assert len(errors) == 1 and "MI300X" in errors[0] and "nvlink" in errors[0]
+
+
+def _scenario(*ops, chips=("h100-sxm", "h200"), y="throughput", selected=0):
+    sc = Scenario(title="t", ops=list(ops), chips=list(chips), selected=selected)
+    sc.sweep.y = y
+    sc.sweep.start, sc.sweep.stop, sc.sweep.points = 1.0, 4096.0, 100
+    return sc
+
+
+def test_sweep_scenario_shows_the_selected_llm_op_else_the_first(catalog):
+    mm = OpSpec("mm", "matmul", {"B": 8, "D": 64, "F": 64})
+    a, b = op("llama-2-7b"), op("llama-3-8b")
+    assert llm.llm_sweep_scenario(_scenario(mm, a, b, selected=2), catalog).op_index == 2
+    assert llm.llm_sweep_scenario(_scenario(mm, a, b, selected=0), catalog).op_index == 1
+    none = llm.llm_sweep_scenario(_scenario(mm), catalog)
+    assert none.op_index is None and "No LLM step" in none.message
+    nochip = llm.llm_sweep_scenario(_scenario(a, chips=()), catalog)
+    assert nochip.op_index is None and "No chip" in nochip.message
+    g = llm.llm_sweep_geometry(none)
+    assert g.lines == () and g.message == none.message
+
+
+def test_sweep_batches_use_the_sweep_range_only_when_it_sweeps_b():
+    sc = _scenario()
+    sc.sweep.start, sc.sweep.stop, sc.sweep.points = 2.0, 300.0, 7
+    np.testing.assert_allclose(llm.sweep_batches(sc.sweep), np.geomspace(2, 300, 7))
+    sc.sweep.dim = "p"
+    np.testing.assert_allclose(llm.sweep_batches(sc.sweep), np.geomspace(*llm.SWEEP_DEFAULT_RANGE, 7))
+
+
+@pytest.mark.parametrize("view", llm.SWEEP_VIEWS)
+def test_sweep_geometry_splits_each_chip_at_its_wall(catalog, view):
+    o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="nvlink")
+    res = llm.llm_sweep_scenario(_scenario(o, y=view), catalog)
+    g = llm.llm_sweep_geometry(res, {"h100-sxm": 3})
+    assert g.view == view and g.y_kind == ("si" if view == "throughput" else "time")
+    assert [ln.chip_id for ln in g.lines] == ["h100-sxm", "h200"]
+    assert g.lines[0].colour == 3 and g.lines[1].colour != 3  # kept from the roofline
+    assert g.batch_x == pytest.approx(math.log10(64))
+    for ln, r in zip(g.lines, res.chips):
+        wall = math.log10(r["max_batch"])
+        assert ln.wall_x == pytest.approx(wall)
+        assert ln.x_fit.max() == pytest.approx(wall) and ln.x_unfit.min() == pytest.approx(wall)
+        assert ln.x_unfit.max() == pytest.approx(math.log10(4096))
+        # the solid curve is the perfect-overlap bound: more throughput, less latency
+        if view == "throughput":
+            assert np.all(ln.hi_fit >= ln.lo_fit)
+        else:
+            assert np.all(ln.hi_fit <= ln.lo_fit)
+        assert f"B > {llm.format_number(r['max_batch'])}" in ln.wall_label
+        assert llm.format_si(r["capacity"], "B") in ln.wall_label
+        assert ln.marker is not None and ln.marker[0] == pytest.approx(math.log10(64))
+    x0, x1, y0, y1 = g.fit
+    ys = np.concatenate([np.r_[ln.hi_fit, ln.lo_fit, ln.hi_unfit, ln.lo_unfit] for ln in g.lines])
+    assert y0 < ys.min() and ys.max() < y1 and x0 < 0 and x1 > math.log10(4096)
+
+
+def test_sweep_geometry_when_nothing_fits_or_everything_does(catalog):
+    small = make_chip("tiny", "Tiny", peak=1e14, hbm_bandwidth=1e12, hbm_capacity=10e9)  # 10 GB: Llama-2 7B's weights do not fit
+    o = op("llama-2-7b")
+    recs, _ = llm.llm_sweep_many(o, [small, catalog.get("mi300x")], np.geomspace(1, 100, 20))
+    res = llm.LlmSweepResult("throughput", 0, o, recs[0]["batch"], tuple(recs))
+    tiny, big = llm.llm_sweep_geometry(res).lines
+    assert tiny.max_batch == 0 and tiny.wall_x is None and tiny.x_fit.size == 0
+    assert tiny.x_unfit.size == recs[0]["batch"].size and "no batch fits" in tiny.wall_label
+    assert big.max_batch > 100 and big.x_unfit.size == 0 and big.x_fit.size == recs[1]["batch"].size
+
+
+def test_fp8_kv_cache_moves_the_wall_right(catalog):
+    chips = [catalog.get("h100-sxm")]
+    b = np.geomspace(1, 4096, 10)
+    bf16, _ = llm.llm_sweep_many(op("llama-3-70b", n=8), chips, b)
+    fp8, _ = llm.llm_sweep_many(op("llama-3-70b", n=8, dtypes={**BF16, "kv": "fp8"}), chips, b)
+    assert fp8[0]["max_batch"] > bf16[0]["max_batch"]
+
+
+def test_scenario_files_keep_the_llm_sweep_views():
+    for y in ("flops", "time", "throughput", "latency"):
+        sc = _scenario(op(), y=y)
+        assert Scenario.from_json(sc.to_json()).sweep.y == y
+    bad = json.loads(_scenario(op()).to_json())
+    bad["sweep"]["y"] = "tokens"
+    with pytest.raises(ModelError, match="'throughput' or 'latency'"):
+        Scenario.from_dict(bad)

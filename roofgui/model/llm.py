@@ -942,3 +942,302 @@ def record_fields(summary: Mapping[str, Any], phase: str) -> dict[str, Any]:
     }
     out.update(summary["serving"])
     return out
+
+
+# -- the window's sweep view: throughput and per-token latency against batch ----------------
+
+#: ``SweepSpec.y`` values that show an LLM step against batch (the window's LLM sweep views).
+SWEEP_VIEWS = ("throughput", "latency")
+#: The batch range of those views when the sweep varies another dimension.
+SWEEP_DEFAULT_RANGE = (1.0, 16384.0)
+
+
+def llm_sweep_many(op: Any, chips: list[Chip], batch, settings: Settings = Settings(), *,
+                   include=()) -> tuple[list[dict[str, Any]], list[str]]:
+    """:func:`llm_sweep` for several chips: the step is counted once, then timed per chip.
+
+    Every chip's capacity wall (``max_batch``) and the ``include`` batches that
+    lie inside the batch range are added to the batch points, so a plot can
+    split its curves exactly at the wall and mark a batch on them.
+
+    Returns
+    -------
+    (list of dict, list of str)
+        One :func:`llm_sweep` record per chip that could be timed (plus
+        ``"chip"``: its figures' chip, with what-ifs), all on the same
+        ``batch`` array; and one message per chip that could not (a chip
+        without the op's link, a dtype it has no peak for).
+    """
+    inp = llm_inputs(op)
+    kind = get_kind(KIND)
+    b = np.atleast_1d(np.asarray(validate_dims(kind, {"B": batch})["B"], dtype=np.float64))
+    p, d = inp.dims["p"], inp.dims["d"]
+    if np.ndim(p) or np.ndim(d):
+        raise ModelError("llm_sweep_many sweeps the batch; give single p and d values", "p")
+    name = getattr(op, "name", KIND)
+    figs, errors = [], []
+    for chip in chips:
+        try:
+            figs.append(_figures(inp, chip, settings))
+        except ModelError as e:
+            errors.append(f"{name} on {chip.name}: {e}")
+    one = {ph: step_terms(inp.model, 1.0, p, d, inp.n, inp.dtypes, ph, inp.t_net) for ph in PHASES}
+    extra = [float(v) for v in include]
+    for fig in figs:
+        cap = float(fig.chip.hbm_capacity.value)
+        extra.append(min(float(_max_batch(cap, one[ph].mem_weights, one[ph].mem_per_request))
+                         for ph in PHASES))
+    lo, hi = float(b.min()), float(b.max())
+    b = np.union1d(b, [v for v in extra if lo <= v <= hi and v >= 1.0])
+    terms = {ph: step_terms(inp.model, b, p, d, inp.n, inp.dtypes, ph, inp.t_net) for ph in PHASES}
+    mem = np.maximum(terms["prefill"].mem_total, terms["decode"].mem_total)
+    out = []
+    for fig in figs:
+        cap = float(fig.chip.hbm_capacity.value)
+        times = {ph: _phase_times(terms[ph], fig, cap, inp.t_mem) for ph in PHASES}
+        r: dict[str, Any] = {"chip": fig.chip, "batch": b}
+        r.update(_serving(b, p, d, times["prefill"], times["decode"]))
+        r["memory_per_chip"] = mem
+        r["fits"] = mem <= cap
+        r["max_batch_phase"] = {ph: int(np.ravel(times[ph]["max_batch"])[0]) for ph in PHASES}
+        r["max_batch"] = min(r["max_batch_phase"].values())
+        r["capacity"] = cap
+        r["critical_batch"] = {ph: float(np.ravel(times[ph]["critical_batch"])[0]) for ph in PHASES}
+        r["t_mem_model"] = inp.t_mem
+        out.append(r)
+    return out, errors
+
+
+@dataclass(frozen=True)
+class LlmSweepResult:
+    """What the window's LLM sweep view shows: one LLM op of a scenario on every chip.
+
+    ``op_index`` is ``None`` (and ``message`` says why) when there is nothing to draw.
+    ``chips`` holds one :func:`llm_sweep_many` record per chip.
+    """
+
+    view: str
+    op_index: int | None
+    op: Any
+    batch: Array
+    chips: tuple = ()
+    errors: tuple[str, ...] = ()
+    message: str = ""
+
+
+def sweep_op_index(scenario: Any) -> int | None:
+    """The op the LLM sweep view shows: the selected op if it is an LLM step, else the first one."""
+    ops = list(getattr(scenario, "ops", []))
+    sel = getattr(scenario, "selected", 0)
+    if 0 <= sel < len(ops) and ops[sel].kind == KIND:
+        return sel
+    return next((i for i, op in enumerate(ops) if op.kind == KIND), None)
+
+
+def sweep_batches(spec: Any) -> Array:
+    """The batch points of the LLM sweep view: the sweep's range when it sweeps ``B``
+    (from at least 1), else :data:`SWEEP_DEFAULT_RANGE`; log-spaced, ``spec.points`` of them."""
+    lo, hi = SWEEP_DEFAULT_RANGE
+    if getattr(spec, "dim", "B") == "B":
+        lo, hi = max(float(spec.start), 1.0), max(float(spec.stop), 1.0)
+    if hi <= lo:
+        hi = lo * 2.0
+    return np.geomspace(lo, hi, max(int(getattr(spec, "points", 400)), 2))
+
+
+def llm_sweep_scenario(scenario: Any, catalog: Any, view: str | None = None) -> LlmSweepResult:
+    """Sweep the batch of the scenario's LLM step (see :func:`sweep_op_index`) on every
+    checked chip, for the window's throughput and per-token latency views."""
+    from .scenario import resolve_chips  # the scenario module does not import this one
+
+    view = view or getattr(scenario.sweep, "y", SWEEP_VIEWS[0])
+    if view not in SWEEP_VIEWS:
+        view = SWEEP_VIEWS[0]
+    batch = sweep_batches(scenario.sweep)
+    i = sweep_op_index(scenario)
+    chips, errors = resolve_chips(scenario, catalog)
+    if i is None:
+        return LlmSweepResult(view, None, None, batch, (), tuple(errors),
+                              "No LLM step in this scenario. Add an op of type “LLM step”, "
+                              "or plot Attainable FLOP/s.")
+    op = scenario.ops[i]
+    if not chips:
+        return LlmSweepResult(view, None, op, batch, (), tuple(errors),
+                              "No chip is checked: check one or more in the Chips panel.")
+    try:
+        include = [float(op.full_dims()["B"])]
+        records, more = llm_sweep_many(op, chips, batch, scenario.settings(), include=include)
+    except ModelError as e:
+        return LlmSweepResult(view, None, op, batch, (), tuple(errors) + (f"{op.name}: {e}",),
+                              f"{op.name}: {e}")
+    errors += more
+    if not records:
+        return LlmSweepResult(view, None, op, batch, (), tuple(errors),
+                              f"{op.name} cannot be timed on the checked chips (see the notices).")
+    return LlmSweepResult(view, i, op, records[0]["batch"], tuple(records), tuple(errors))
+
+
+@dataclass(frozen=True)
+class LlmSweepLine:
+    """One chip in the LLM sweep view; every coordinate log10.
+
+    ``hi`` is the perfect-overlap bound (the larger throughput, or the smaller
+    latency), ``lo`` the no-overlap one.  ``*_fit`` run up to the capacity wall,
+    ``*_unfit`` from it on (empty when the whole range fits, or none of it does).
+    """
+
+    chip_id: str
+    chip_label: str
+    colour: int
+    x_fit: Array
+    hi_fit: Array
+    lo_fit: Array
+    x_unfit: Array
+    hi_unfit: Array
+    lo_unfit: Array
+    max_batch: int
+    wall_x: float | None    # log10(max_batch); None when no batch fits (the wall is at −∞)
+    wall_label: str
+    wall_tooltip: str
+    marker: tuple[float, float] | None  # (log10 B, log10 value) of the op's own batch
+    marker_tooltip: str
+    legend: str
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class LlmSweepGeometry:
+    view: str
+    lines: tuple[LlmSweepLine, ...]
+    fit: tuple[float, float, float, float]
+    x_title: str
+    y_title: str
+    y_kind: str             # "si" (tokens/s) or "time" (s)
+    unit: str               # "tok/s" or ""
+    hi_legend: str
+    lo_legend: str
+    unfit_legend: str
+    batch_x: float | None   # log10 of the op's batch, if inside the range
+    batch_label: str
+    message: str = ""
+    colours: Mapping[str, int] = field(default_factory=dict)
+
+
+_VIEW_TITLES = {
+    "throughput": ("Throughput, all requests (tokens/s)", "si", "tok/s"),
+    "latency": ("Per-token latency: time per output token", "time", ""),
+}
+
+
+def _wall_terms(op: Any, chip_record: Mapping[str, Any]) -> tuple[str, str]:
+    """The wall's label and tooltip: what exceeds the HBM, from one batch past the wall."""
+    inp = llm_inputs(op)
+    cap = chip_record["capacity"]
+    mb = chip_record["max_batch"]
+    phase = min(PHASES, key=lambda ph: chip_record["max_batch_phase"][ph])
+    p, d = float(inp.dims["p"]), float(inp.dims["d"])
+    t = step_terms(inp.model, float(mb + 1), p, d, inp.n, inp.dtypes, phase, inp.t_net)
+    w, kv, act = float(t.mem_weights), float(t.mem_kv), float(t.mem_act)
+    capacity = format_si(cap, "B")
+    if mb < 1:
+        label = f"weights alone ({format_si(w, 'B')})\nexceed {capacity} HBM: no batch fits"
+    else:
+        parts = ["KV cache", "weights"]
+        if act > 0.05 * cap:
+            parts.append(f"{phase} activations")
+        label = f"{' + '.join(parts)}\nexceed {capacity} HBM at B > {format_number(mb)}"
+    other = [ph for ph in PHASES if ph != phase][0]
+    tip = (f"<b>Capacity wall on {chip_record['chip'].label()}</b>: "
+           + (f"B ≤ {format_number(mb)} fits" if mb >= 1 else "no batch fits")
+           + f"<br>per chip at B = {format_number(mb + 1)} ({phase}): weights {format_si(w, 'B')} "
+           f"+ KV cache {format_si(kv, 'B')} + activations {format_si(act, 'B')} "
+           f"= {format_si(w + kv + act, 'B', 4)} &gt; {format_si(cap, 'B', 4)}"
+           f"<br>the {other} phase alone fits up to B = "
+           f"{format_number(chip_record['max_batch_phase'][other])}")
+    return label, tip
+
+
+def llm_sweep_geometry(result: LlmSweepResult, previous_colours: Mapping[str, int] | None = None,
+                       n_colours: int = 8) -> LlmSweepGeometry:
+    """What the LLM sweep view draws (log10 coordinates), from :func:`llm_sweep_scenario`.
+
+    Per chip: the perfect-overlap and no-overlap curves of total throughput
+    (``view = "throughput"``) or time per output token (``"latency"``) split at
+    the capacity wall, the wall and its label, and a mark at the op's own batch.
+    Chip colours are palette slots kept from ``previous_colours`` (pass the
+    roofline's, so a chip has one colour everywhere).
+    """
+    from .plotdata import assign_colours, nice_range
+
+    title, y_kind, unit = _VIEW_TITLES.get(result.view, _VIEW_TITLES["throughput"])
+    thr = result.view != "latency"
+    hi_legend = "perfect overlap: step = max(t_mem, t_compute, t_net)"
+    lo_legend = "no overlap: step = t_mem + t_compute + t_net"
+    x_title = "Batch B (concurrent requests)"
+    b = np.asarray(result.batch, dtype=np.float64)
+    lx_all = np.log10(b)
+    x0, x1 = float(lx_all.min()), float(lx_all.max())
+    pad = 0.02 * max(x1 - x0, 0.5)
+    if result.op_index is None:
+        return LlmSweepGeometry(result.view, (), (x0 - pad, x1 + pad, 0.0, 4.0), x_title, title,
+                                y_kind, unit, hi_legend, lo_legend, "", None, "", result.message,
+                                dict(previous_colours or {}))
+    op = result.op
+    ids = [r["chip"].id for r in result.chips]
+    colours = assign_colours(ids, previous_colours, n_colours)
+    n = op.shard.n if getattr(op, "shard", None) is not None else 1
+    ob = float(op.full_dims()["B"])
+    lines, ys = [], []
+    for r in result.chips:
+        chip = r["chip"]
+        if thr:
+            hi, lo = r["throughput_total_max"], r["throughput_total_min"]
+        else:
+            hi, lo = r["tpot_lower"], r["tpot_upper"]
+        hi = np.asarray(hi, dtype=np.float64)
+        lo = np.asarray(lo, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ok = (hi > 0) & (lo > 0) & np.isfinite(hi) & np.isfinite(lo)
+            lhi = np.log10(np.where(ok, hi, 1.0))
+            llo = np.log10(np.where(ok, lo, 1.0))
+        mb = int(r["max_batch"])
+        fit = ok & (b <= mb)
+        unfit = ok & (b >= mb) if mb >= 1 else ok
+        if mb >= 1 and not np.any(b == mb):  # the wall lies outside the range: no shared point
+            unfit = ok & (b > mb)
+        ys += [lhi[ok], llo[ok]]
+        wall_x = math.log10(mb) if mb >= 1 else None
+        wall_label, wall_tip = _wall_terms(op, r)
+        name = chip.label() + (f" ×{n}" if n > 1 else "")
+        legend = f"{name} — fits B ≤ {format_number(mb)}" if mb >= 1 else f"{name} — nothing fits"
+        at = np.flatnonzero(b == ob)
+        marker, marker_tip = None, ""
+        fmt = (lambda v: format_si(v, "tok/s")) if thr else format_time  # noqa: E731
+        if at.size and ok[at[0]]:
+            j = int(at[0])
+            marker = (float(lx_all[j]), float(lhi[j]))
+            best, worst = (hi[j], lo[j])
+            marker_tip = (f"<b>{op.name}</b> on <b>{name}</b> at B = {format_number(ob)}"
+                          f"<br>{'throughput' if thr else 'time per output token'}: "
+                          f"{fmt(float(best))} (perfect overlap) … {fmt(float(worst))} (no overlap)"
+                          + ("" if ob <= mb else "<br><b>does not fit in HBM</b>"))
+        crit = r["critical_batch"]["decode"]
+        tip = (f"<b>{op.name}</b> on <b>{name}</b><br>fits in HBM up to B = {format_number(mb)}"
+               f"<br>decode step "
+               + (f"compute-bound from B = {format_number(round(crit))}" if math.isfinite(crit)
+                  else "never compute-bound")
+               + f"<br>solid: {hi_legend}<br>dashed: {lo_legend}")
+        lines.append(LlmSweepLine(chip.id, name, colours[chip.id], lx_all[fit], lhi[fit], llo[fit],
+                                  lx_all[unfit], lhi[unfit], llo[unfit], mb, wall_x, wall_label,
+                                  wall_tip, marker, marker_tip, legend, tip))
+    if ys and np.concatenate(ys).size:
+        allv = np.concatenate(ys)
+        y0, y1 = nice_range(float(allv.min()), float(allv.max()), pad=0.15, step=0.5, min_span=1.0)
+    else:
+        y0, y1 = 0.0, 4.0
+    inside = x0 <= math.log10(ob) <= x1
+    return LlmSweepGeometry(result.view, tuple(lines), (x0 - pad, x1 + pad, y0, y1), x_title, title,
+                            y_kind, unit, hi_legend, lo_legend, "does not fit in HBM (past the wall)",
+                            math.log10(ob) if inside else None,
+                            f"{op.name}: B = {format_number(ob)}" if inside else "",
+                            "", colours)

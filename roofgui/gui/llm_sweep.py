@@ -1,0 +1,390 @@
+"""The LLM step's sweep views: throughput and per-token latency against batch.
+
+One chip per colour (the roofline's colours).  For each chip a solid curve
+(perfect overlap: the step takes the largest of t_mem, t_compute and
+t_network), a dashed one (no overlap: their sum) and a band between them,
+up to the chip's **capacity wall**: the largest batch whose weights, KV cache
+and activations fit in HBM.  Past the wall the curves fade and the plot is
+hatched in the chip's colour; the wall is labelled with what overflows.
+
+Everything drawn comes from :func:`roofgui.model.llm.llm_sweep_scenario`
+(the numbers) and :func:`roofgui.model.llm.llm_sweep_geometry` (log10
+coordinates, labels and tooltips); this module only places items.  Like
+:mod:`roofgui.gui.plots`, it draws log10 data on linear axes whose ticks read
+as powers of ten, creates items once per chip and updates them with ``setData``.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from ..model import llm
+from ..model import plotdata as pd
+from .plots import _font, _halo, _LogPlot, _pen, _qcolor, _text_px
+from .style import PlotStyle
+from .widgets import set_combo_items
+
+__all__ = ["LlmSweepPlot", "SWEEP_CHOICES", "is_llm_view"]
+
+#: The sweep controls' plot choices for the LLM views: (text, ``SweepSpec.y``).
+SWEEP_CHOICES = (("LLM: throughput (tokens/s)", "throughput"),
+                 ("LLM: per-token latency (ms)", "latency"))
+
+#: Hatch of the region past each chip's wall, cycled over chips (two chips cross-hatch).
+_HATCHES = (QtCore.Qt.BrushStyle.BDiagPattern, QtCore.Qt.BrushStyle.FDiagPattern,
+            QtCore.Qt.BrushStyle.VerPattern, QtCore.Qt.BrushStyle.HorPattern)
+
+
+def is_llm_view(y: str) -> bool:
+    """Whether a ``SweepSpec.y`` value is one of the LLM views (not attainable FLOP/s or time)."""
+    return y in llm.SWEEP_VIEWS
+
+
+def install_sweep_choices(controls) -> None:
+    """Offer the LLM views in the sweep controls' Plot combo, after its own choices.
+
+    Choosing one also sweeps ``B`` (in the same undo step), since these views
+    are against batch; the choices are greyed out while the scenario has no
+    LLM step (unless one is shown, so a file that asks for it still reads).
+    """
+    combo = controls.y_combo
+    have = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+    set_combo_items(combo, have + [c for c in SWEEP_CHOICES if c[1] not in {d for _, d in have}])
+    combo.setToolTip(combo.toolTip().rstrip(".") + "; for an LLM step, its throughput or "
+                     "per-token latency against batch B, with each chip's memory-capacity wall.")
+    binding = next((b for b in controls.bindings if b.widget is combo), None)
+    if binding is not None:
+        write = binding.write
+
+        def write_y(s, v, write=write) -> None:
+            write(s, v)
+            if is_llm_view(v) and s.sweep.dim != "B":
+                s.sweep.dim = "B"
+                s.sweep.start, s.sweep.stop = llm.SWEEP_DEFAULT_RANGE
+        binding.write = write_y
+
+    def sync(*_args) -> None:
+        sc = controls.doc.scenario
+        has_llm = llm.sweep_op_index(sc) is not None
+        model = combo.model()
+        for i in range(combo.count()):
+            if is_llm_view(combo.itemData(i)):
+                item = model.item(i) if hasattr(model, "item") else None
+                if item is not None:
+                    item.setEnabled(has_llm or combo.currentIndex() == i)
+                    item.setToolTip("" if has_llm else "Add an LLM step to see this view")
+
+    controls.doc.changed.connect(sync)
+    controls.sync(None)  # show the scenario's choice, now that the combo offers it
+    sync()
+
+
+class LlmSweepPlot(_LogPlot):
+    """Throughput or time per output token of one LLM op against batch, one colour per chip.
+
+    Introspection for tests: ``geometry`` (the last
+    :class:`~roofgui.model.llm.LlmSweepGeometry`), and per chip id ``curves_hi``,
+    ``curves_lo`` (up to the wall), ``unfit_hi``, ``unfit_lo`` (past it), ``bands``,
+    ``walls``, ``wall_labels``, ``regions`` (hatched, past the wall), ``markers`` (the
+    op's own batch); ``batch_guide``, ``batch_label``, ``message``, ``legend``.
+    """
+
+    def __init__(self, parent=None, style: PlotStyle | None = None):
+        super().__init__(parent, style, "plain", "si")
+        self._x_title = "Batch B (concurrent requests)"
+        self._y_title = "Throughput, all requests (tokens/s)"
+        self.geometry: llm.LlmSweepGeometry | None = None
+        self.curves_hi: dict[str, pg.PlotDataItem] = {}
+        self.curves_lo: dict[str, pg.PlotDataItem] = {}
+        self.unfit_hi: dict[str, pg.PlotDataItem] = {}
+        self.unfit_lo: dict[str, pg.PlotDataItem] = {}
+        self.bands: dict[str, pg.FillBetweenItem] = {}
+        self.unfit_bands: dict[str, pg.FillBetweenItem] = {}
+        self.walls: dict[str, pg.PlotDataItem] = {}
+        self.wall_labels: dict[str, pg.TextItem] = {}
+        self.regions: dict[str, pg.LinearRegionItem] = {}
+        self.markers: dict[str, pg.ScatterPlotItem] = {}
+        self._colours: dict[str, int] = {}
+        self.batch_guide = self._new_curve(-20, bounds=False)
+        self.batch_label = self._new_text(20)
+        self.message = pg.TextItem("", anchor=(0.5, 0.5))
+        self.message.setZValue(30)
+        self.addItem(self.message, ignoreBounds=True)
+        self._apply_base_style()
+
+    # -- data --------------------------------------------------------------------------
+    def update_from(self, scenario, result: llm.LlmSweepResult,
+                    colours: Mapping[str, int] | None = None) -> None:
+        """Show ``result`` (from :func:`~roofgui.model.llm.llm_sweep_scenario`).
+
+        ``colours``: palette slots by chip id (pass the roofline's, so each chip keeps
+        its colour); by default a chip keeps the slot it had here.  The view refits
+        when the view (throughput / latency) changes, or when the data leaves the
+        fitted range and the user has not zoomed.
+        """
+        g = llm.llm_sweep_geometry(result, colours if colours is not None else self._colours,
+                                   n_colours=len(self.style.palette))
+        self._colours = dict(g.colours) or self._colours
+        old = self.geometry
+        refit = (old is None or g.view != old.view or (not old.lines and g.lines)
+                 or (not self.user_view and g.fit != old.fit))
+        self.geometry = g
+        self._fit = g.fit
+        self._y_axis.set_kind(g.y_kind)
+        if (g.x_title, g.y_title) != (self._x_title, self._y_title):
+            self._set_titles(g.x_title, g.y_title)
+        live = {ln.chip_id for ln in g.lines}
+        for cid in list(self.curves_hi):
+            if cid not in live:
+                self._drop_chip(cid)
+        for ln in g.lines:
+            cid = ln.chip_id
+            if cid not in self.curves_hi:
+                self._new_chip(cid)
+            self._set_curve(("hi", cid), self.curves_hi[cid], ln.x_fit, ln.hi_fit)
+            self._set_curve(("lo", cid), self.curves_lo[cid], ln.x_fit, ln.lo_fit)
+            self._set_curve(("uhi", cid), self.unfit_hi[cid], ln.x_unfit, ln.hi_unfit)
+            self._set_curve(("ulo", cid), self.unfit_lo[cid], ln.x_unfit, ln.lo_unfit)
+            for band, n in ((self.bands[cid], ln.x_fit.size), (self.unfit_bands[cid], ln.x_unfit.size)):
+                band.setVisible(n >= 2)
+            self._set_text(("wall", cid), self.wall_labels[cid], ln.wall_label)
+            has_marker = ln.marker is not None
+            if has_marker:
+                self._set_spots(("marker", cid), self.markers[cid], [ln.marker[0]], [ln.marker[1]],
+                                [ln.marker_tooltip])
+            self.markers[cid].setVisible(has_marker)
+        has_batch = g.batch_x is not None
+        self.batch_guide.setVisible(has_batch)
+        self.batch_label.setVisible(has_batch)
+        if has_batch:
+            self._set_text(("batchlabel",), self.batch_label, g.batch_label)
+        self._set_text(("message",), self.message, g.message)
+        self.message.setVisible(bool(g.message))
+        self._restyle_items()
+        self._rebuild_legend()
+        if refit:
+            self.fit()
+        self._layout_annotations()
+
+    def _new_chip(self, cid: str) -> None:
+        pool = self._pooled(("chip", cid))
+        if pool is not None:  # the same chip again: its items, hidden when it left
+            for store, item in zip(self._stores(), pool):
+                store[cid] = item
+                item.show()
+            return
+        self.curves_hi[cid] = self._new_curve(5)
+        self.curves_lo[cid] = self._new_curve(4)
+        self.unfit_hi[cid] = self._new_curve(2)
+        self.unfit_lo[cid] = self._new_curve(1)
+        for store, pair in ((self.bands, (self.curves_hi, self.curves_lo)),
+                            (self.unfit_bands, (self.unfit_hi, self.unfit_lo))):
+            band = pg.FillBetweenItem(pair[0][cid], pair[1][cid])
+            band.setZValue(-10)
+            self.addItem(band, ignoreBounds=True)
+            store[cid] = band
+        self.walls[cid] = self._new_curve(6, bounds=False)
+        self.wall_labels[cid] = self._new_text(25, anchor=(0.0, 0.0))
+        self.wall_labels[cid].setAngle(90)
+        region = pg.LinearRegionItem((0, 1), movable=False)
+        region.setZValue(-30)
+        for line in region.lines:
+            line.setPen(pg.mkPen(None))
+            line.setHoverPen(pg.mkPen(None))
+        self.addItem(region, ignoreBounds=True)
+        self.regions[cid] = region
+        self.markers[cid] = self._new_scatter(10)
+
+    def _stores(self) -> tuple[dict, ...]:
+        return (self.curves_hi, self.curves_lo, self.unfit_hi, self.unfit_lo, self.bands,
+                self.unfit_bands, self.walls, self.wall_labels, self.regions, self.markers)
+
+    def _drop_chip(self, cid: str) -> None:
+        """Hide a chip's items and keep them for when it comes back (nothing is re-created)."""
+        items = tuple(store.pop(cid) for store in self._stores())
+        for item in items:
+            item.hide()
+        self._pool[("chip", cid)] = _Pooled(items)
+        self._sig = {k: v for k, v in self._sig.items() if cid not in k}
+
+    def _pooled(self, pool):
+        item = self._pool.pop(pool, None) if pool is not None else None
+        if isinstance(item, _Pooled):
+            return item.items
+        if item is not None:
+            item.show()
+        return item
+
+    # -- style -------------------------------------------------------------------------
+    def _restyle_items(self) -> None:
+        s = self.style
+        g = self.geometry
+        if g is None:
+            return
+        face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
+        for i, ln in enumerate(g.lines):
+            col = s.colour(ln.colour)
+            cid = ln.chip_id
+            if not self._changed(("style", "chip", cid), (id(s), col, i)):
+                continue
+            self.curves_hi[cid].setPen(_pen(col, s.curve_width))
+            self.curves_lo[cid].setPen(_pen(col, s.curve_width * 0.6, "dash"))
+            self.unfit_hi[cid].setPen(_pen(col, s.curve_width * 0.8, alpha=0.35))
+            self.unfit_lo[cid].setPen(_pen(col, s.curve_width * 0.5, "dash", alpha=0.3))
+            self.bands[cid].setBrush(pg.mkBrush(_qcolor(col, 0.16)))
+            self.bands[cid].setPen(pg.mkPen(None))
+            self.unfit_bands[cid].setBrush(pg.mkBrush(_qcolor(col, 0.06)))
+            self.unfit_bands[cid].setPen(pg.mkPen(None))
+            self.walls[cid].setPen(_pen(col, s.curve_width * 1.1))
+            region = self.regions[cid]
+            region.setBrush(QtGui.QBrush(_qcolor(col, 0.35), _HATCHES[i % len(_HATCHES)]))
+            region.setHoverBrush(region.brush)
+            lab = self.wall_labels[cid]
+            lab.setColor(_qcolor(col))
+            lab.setFont(_font(s, s.annotation_font_pt, bold=True))
+            lab.fill = _halo(s)
+            m = self.markers[cid]
+            m.setSymbol("o")
+            m.setSize(s.marker_size * 0.9)
+            m.setPen(_pen(col, s.marker_outline * 1.5))
+            m.setBrush(pg.mkBrush(face))
+        if self._changed(("style", "batch"), id(s)):
+            self.batch_guide.setPen(_pen(s.neutral, s.guide_width, "dot", alpha=0.8))
+            self.batch_label.setColor(_qcolor(s.muted))
+            self.batch_label.setFont(_font(s, s.annotation_font_pt))
+            self.batch_label.fill = _halo(s)
+            self.message.setColor(_qcolor(s.muted))
+            self.message.setFont(_font(s, s.label_font_pt))
+
+    def _rebuild_legend(self) -> None:
+        g = self.geometry
+        s = self.style
+        if g is None:
+            return
+        sig = (tuple((ln.chip_id, ln.legend, ln.colour) for ln in g.lines), g.hi_legend, g.lo_legend,
+               id(s))
+        if sig == self._legend_signature:
+            return
+        self._legend_signature = sig
+        entries = [(ln.legend, self._sample(pen=_pen(s.colour(ln.colour), s.curve_width),
+                                            fill=pg.mkBrush(_qcolor(s.colour(ln.colour), 0.16))))
+                   for ln in g.lines]
+        if g.lines:
+            entries.append((g.hi_legend, self._sample(pen=_pen(s.neutral, s.curve_width))))
+            entries.append((g.lo_legend, self._sample(pen=_pen(s.neutral, s.curve_width * 0.6, "dash"))))
+            if any(ln.x_unfit.size or ln.wall_x is None for ln in g.lines):
+                entries.append((g.unfit_legend, self._sample(
+                    fill=QtGui.QBrush(_qcolor(s.neutral, 0.6), _HATCHES[0]))))
+        self._legend_entries(entries)
+
+    # -- annotations that follow the view ------------------------------------------------
+    def _layout_annotations(self) -> None:
+        g = self.geometry
+        if g is not None:
+            s = self.style
+            x0, x1, y0, y1 = self.view_range()
+            vw = max(self.vb.width(), 1.0)
+            px_x = vw / max(x1 - x0, 1e-9)
+            line_h = _text_px(s, s.annotation_font_pt)
+            walls = [ln for ln in g.lines if ln.wall_x is not None]
+            # wall labels run up each wall from the top, on its unfit side (on the other
+            # side when the wall is near the right edge); spread apart where walls crowd
+            across = max((self.wall_labels[ln.chip_id].textItem.boundingRect().height()
+                          for ln in walls), default=line_h)
+            xs_px = pd.spread_1d([(ln.wall_x - x0) * px_x for ln in walls], across * 1.05)
+            for ln, x_px in zip(walls, xs_px):
+                lab = self.wall_labels[ln.chip_id]
+                w_px = lab.textItem.boundingRect().width()
+                room_right = (x1 - ln.wall_x) * px_x
+                lab.setPos(x0 + x_px / px_x, y1)
+                # rotated 90° counter-clockwise: the anchor's x runs along the text (1: its
+                # end, at the top), its y across it (0: the text lies right of the wall)
+                lab.setAnchor((1.0 + 6.0 / max(w_px, 1.0), 0.0 if room_right > across * 1.2 else 1.0))
+                lab.setVisible(x0 < ln.wall_x < x1)
+                self._set_curve(("wallline", ln.chip_id), self.walls[ln.chip_id],
+                                [ln.wall_x, ln.wall_x], [y0 - 1.0, y1 + 1.0])
+                self.walls[ln.chip_id].setVisible(True)
+            for ln in g.lines:
+                if ln.wall_x is None:  # nothing fits: the whole axis is past the wall
+                    self.walls[ln.chip_id].setVisible(False)
+                    self.wall_labels[ln.chip_id].setVisible(False)
+                    ext = (x0 - 1.0, x1 + 1.0)
+                else:
+                    ext = (max(ln.wall_x, x0 - 1.0), max(x1 + 1.0, ln.wall_x))
+                if self._changed(("data", "region", ln.chip_id), ext):
+                    self.regions[ln.chip_id].setRegion(ext)
+                self.regions[ln.chip_id].setVisible(ln.wall_x is None or ln.wall_x < x1)
+            if g.batch_x is not None:
+                self._set_curve(("batchguide",), self.batch_guide, [g.batch_x, g.batch_x],
+                                [y0 - 1.0, y1 + 1.0])
+                self.batch_label.setPos(g.batch_x, y0)
+                self.batch_label.setAnchor((0.5, 1.05))
+            self.message.setPos((x0 + x1) / 2, (y0 + y1) / 2)
+        self._place_legend()
+
+    def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        g = self.geometry
+        if g is None or not g.lines:
+            return np.empty(0), np.empty(0)
+        x0, x1, y0, y1 = self.view_range()
+        xs, ys = [], []
+        for ln in g.lines:
+            for x, y in ((ln.x_fit, ln.hi_fit), (ln.x_fit, ln.lo_fit), (ln.x_unfit, ln.hi_unfit),
+                         (ln.x_unfit, ln.lo_unfit)):
+                if x.size:
+                    step = max(1, x.size // 64)
+                    dx, dy = pd.densify(x[::step], y[::step], (x1 - x0) / 150.0)
+                    xs.append(dx)
+                    ys.append(dy)
+            if ln.wall_x is not None:
+                xs.append(np.full(20, ln.wall_x))
+                ys.append(np.linspace(y0, y1, 20))
+        if not xs:
+            return np.empty(0), np.empty(0)
+        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
+        tx, ty = self._label_samples(list(self.wall_labels.values()) + [self.batch_label])
+        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+
+    def _bottom_labels(self) -> list:
+        return [self.batch_label]
+
+    # -- hover ------------------------------------------------------------------------
+    def _readout_text(self, x_log: float, y_log: float) -> str:
+        g = self.geometry
+        kind = g.y_kind if g else "si"
+        unit = g.unit if g else ""
+        return f"B = {pd.tick_label_exact(x_log, 'plain')}   {pd.tick_label_exact(y_log, kind)}{unit}"
+
+    def tooltip_at_scene(self, scene_pos) -> str | None:
+        for m in self.markers.values():
+            hits = self._scatter_hit(m, scene_pos)
+            if hits:
+                return hits[0].data()
+        g = self.geometry
+        if g is None:
+            return None
+        for ln in g.lines:
+            if ln.wall_x is not None and self._curve_hit(self.walls[ln.chip_id], scene_pos):
+                return ln.wall_tooltip
+        for ln in g.lines:
+            cid = ln.chip_id
+            for item in (self.curves_hi[cid], self.curves_lo[cid], self.unfit_hi[cid],
+                         self.unfit_lo[cid]):
+                if self._curve_hit(item, scene_pos):
+                    return ln.tooltip
+        return None
+
+
+class _Pooled:
+    """A chip's items, kept hidden in the plot's pool while the chip is unchecked."""
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+
+    def hide(self) -> None:  # the base pool hides what it keeps
+        for item in self.items:
+            item.hide()

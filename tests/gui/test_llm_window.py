@@ -1,0 +1,296 @@
+"""The LLM step in the window, driven through its real widgets: the op type and model picker,
+its prefill and decode points, the sweep tab's throughput and latency views with each chip's
+capacity wall, and the results panel's terms of the note."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QApplication, QComboBox
+
+from roofgui.gui.llm_sweep import LlmSweepPlot
+from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP, MainWindow
+from roofgui.model import llm
+from roofgui.model.catalog import Catalog
+from roofgui.model.scenario import Scenario
+from roofgui.model.units import format_si, format_time
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
+
+
+def close_quietly(w):
+    w.doc.load(w.doc.scenario)
+    w.close()
+    w.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return Catalog.load(user_dir=False)
+
+
+@pytest.fixture
+def window(qtbot, shipped):
+    w = MainWindow(catalog=shipped, restore=False)
+    w.show()
+    w.live.flush()
+    yield w
+    close_quietly(w)
+
+
+def flush(w):
+    QApplication.processEvents()
+    w.live.flush()
+
+
+def choose(combo: QComboBox, data) -> None:
+    """Pick an item as a user would (the combo emits its signals)."""
+    i = combo.findData(data)
+    assert i >= 0, data
+    assert combo.model().item(i).isEnabled(), f"{data} is greyed out"
+    combo.setCurrentIndex(i)
+
+
+def make_llm(w, model="llama-2-7b"):
+    """Op type “LLM step”, then a model from the picker."""
+    ed = w.form.editor
+    choose(ed.kind_combo, "llm")
+    choose(ed.current_page().findChild(QComboBox, "param_model"), model)
+    flush(w)
+    return w.doc.scenario.ops[0]
+
+
+def to_sweep_view(w, view="throughput"):
+    w.tabs.setCurrentIndex(TAB_SWEEP)
+    choose(w.sweep_controls.y_combo, view)
+    flush(w)
+    return w.llm_sweep_plot
+
+
+def check_chip(w, chip_id, on=True):
+    item = w.chips_panel.item(chip_id)
+    item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+    flush(w)
+
+
+def xy(item):
+    x, y = item.getData()
+    return (np.asarray([] if x is None else x, dtype=float),
+            np.asarray([] if y is None else y, dtype=float))
+
+
+# -- the op type, the model picker and the roofline points ------------------------------------
+
+def test_llm_step_and_a_model_put_prefill_and_decode_on_the_roofline_for_every_chip(window, shipped):
+    op = make_llm(window, "llama-2-7b")
+    assert op.kind == "llm" and op.params["model"] == "llama-2-7b"
+    check_chip(window, "mi300x")
+    chips = window.doc.scenario.chips
+    assert chips == ["tpu-v5e", "h100-sxm", "mi300x"]
+    points = window.roofline_plot.points
+    assert {k for k in points if k[0] == 0} == {(0, ph, c) for ph in llm.PHASES for c in chips}
+    for c in chips:
+        s = llm.llm_summary(window.doc.scenario.ops[0], shipped.get(c))
+        for ph in llm.PHASES:
+            x, y = xy(points[(0, ph, c)])
+            assert x[0] == pytest.approx(math.log10(s["phases"][ph]["intensity"]))
+            assert points[(0, ph, c)].isVisible()
+    # prefill (B·p tokens a step) is far more intense than decode (B tokens a step)
+    assert xy(points[(0, "prefill", "h100-sxm")])[0][0] > xy(points[(0, "decode", "h100-sxm")])[0][0] + 2
+    choose(window.form.editor.current_page().findChild(QComboBox, "param_model"), "llama-3-8b")
+    flush(window)
+    s = llm.llm_summary(window.doc.scenario.ops[0], shipped.get("h100-sxm"))
+    assert xy(points[(0, "decode", "h100-sxm")])[0][0] == pytest.approx(
+        math.log10(s["phases"]["decode"]["intensity"]))
+    assert window.notices.messages() == []
+
+
+# -- the sweep tab's LLM views ---------------------------------------------------------------
+
+def test_throughput_view_draws_one_curve_per_chip_and_a_wall_at_the_largest_batch(window, shipped):
+    make_llm(window, "llama-2-7b")
+    plot = to_sweep_view(window, "throughput")
+    sc = window.doc.scenario
+    assert sc.sweep.y == "throughput" and sc.sweep.dim == "B"
+    assert window.sweep_stack.currentWidget() is plot and window.current_plot() is plot
+    assert not window.sweep_plot.isVisible() and plot.isVisible()
+    assert set(plot.curves_hi) == set(sc.chips) == {"tpu-v5e", "h100-sxm"}
+    assert plot.geometry.y_kind == "si" and "tokens/s" in plot.geometry.y_title
+    op = sc.ops[0]
+    for chip_id in sc.chips:
+        chip = shipped.get(chip_id)
+        wall = llm.llm_sweep(op, chip, 1.0)["max_batch"]
+        assert wall >= 1
+        wx, wy = xy(plot.walls[chip_id])
+        assert plot.walls[chip_id].isVisible()
+        assert wx == pytest.approx([math.log10(wall)] * 2)
+        x, y = xy(plot.curves_hi[chip_id])
+        assert x.max() == pytest.approx(math.log10(wall))  # the fitting part ends at the wall
+        ux, _ = xy(plot.unfit_hi[chip_id])
+        assert ux.min() == pytest.approx(math.log10(wall)) and ux.max() == pytest.approx(
+            math.log10(sc.sweep.stop))
+        # the drawn values are the model's throughput at those batches
+        ref = llm.llm_sweep(op, chip, 10 ** x)
+        np.testing.assert_allclose(y, np.log10(ref["throughput_total_max"]), rtol=1e-9)
+        _, lo = xy(plot.curves_lo[chip_id])
+        np.testing.assert_allclose(lo, np.log10(ref["throughput_total_min"]), rtol=1e-9)
+        label = plot.wall_labels[chip_id].textItem.toPlainText()
+        assert f"B > {wall}" in label and format_si(chip.hbm_capacity.value, "B") in label
+        assert plot.regions[chip_id].isVisible()
+        lo_r, _hi_r = plot.regions[chip_id].getRegion()
+        assert lo_r == pytest.approx(math.log10(wall))
+    # H100 (80 GB) fits more requests than TPU v5e (16 GB)
+    assert xy(plot.walls["h100-sxm"])[0][0] > xy(plot.walls["tpu-v5e"])[0][0]
+    # one colour per chip, the roofline's
+    for chip_id, colour in window.chip_colours().items():
+        assert plot.curves_hi[chip_id].opts["pen"].color().name().lower() == colour.lower()
+    legend = [lab.text for _, lab in plot.legend.items]
+    assert any("fits B ≤" in t for t in legend) and any("perfect overlap" in t for t in legend)
+
+
+def test_fp8_kv_cache_moves_the_wall_right(window, shipped):
+    make_llm(window, "llama-2-7b")
+    plot = to_sweep_view(window, "throughput")
+    before = {c: xy(plot.walls[c])[0][0] for c in window.doc.scenario.chips}
+    choose(window.form.editor.dtype_combo("kv"), "fp8_e4m3")
+    flush(window)
+    op = window.doc.scenario.ops[0]
+    assert op.dtypes["kv"] == "fp8_e4m3"
+    for c, x in before.items():
+        after = xy(plot.walls[c])[0][0]
+        assert after > x
+        assert after == pytest.approx(math.log10(llm.llm_sweep(op, shipped.get(c), 1.0)["max_batch"]))
+
+
+def test_a_chip_whose_hbm_cannot_hold_the_weights_is_hatched_all_along(window):
+    make_llm(window, "llama-3-8b")  # 16.1 GB of bf16 weights; TPU v5e has 16 GB
+    plot = to_sweep_view(window, "throughput")
+    x0, x1, _, _ = plot.view_range()
+    assert not plot.walls["tpu-v5e"].isVisible() and not plot.wall_labels["tpu-v5e"].isVisible()
+    lo, hi = plot.regions["tpu-v5e"].getRegion()
+    assert plot.regions["tpu-v5e"].isVisible() and lo <= x0 and hi >= x1
+    assert xy(plot.curves_hi["tpu-v5e"])[0].size == 0 and xy(plot.unfit_hi["tpu-v5e"])[0].size > 2
+    legend = [lab.text for _, lab in plot.legend.items]
+    assert any("nothing fits" in t for t in legend)
+    assert plot.walls["h100-sxm"].isVisible()
+
+
+def test_latency_view_shows_time_per_output_token(window, shipped):
+    make_llm(window, "llama-2-7b")
+    plot = to_sweep_view(window, "latency")
+    assert plot.geometry.y_kind == "time" and plot._y_axis.kind == "time"
+    op = window.doc.scenario.ops[0]
+    x, best = xy(plot.curves_hi["h100-sxm"])
+    _, worst = xy(plot.curves_lo["h100-sxm"])
+    ref = llm.llm_sweep(op, shipped.get("h100-sxm"), 10 ** x)
+    np.testing.assert_allclose(best, np.log10(ref["tpot_lower"]), rtol=1e-9)
+    np.testing.assert_allclose(worst, np.log10(ref["tpot_upper"]), rtol=1e-9)
+    assert np.all(best <= worst) and np.any(best < worst)
+    # the op's own batch is marked on every curve, with its figures in the tooltip
+    bx, by = plot.markers["h100-sxm"].getData()
+    assert bx[0] == pytest.approx(math.log10(op.dims["B"]))
+    tip = plot.tooltip_at(bx[0], by[0])
+    s = llm.llm_summary(op, shipped.get("h100-sxm"))
+    assert tip and format_time(s["serving"]["tpot_lower"]) in tip
+    wall = plot.geometry.lines[1].wall_x
+    assert "Capacity wall" in (plot.tooltip_at(wall, (plot.view_range()[2] + plot.view_range()[3]) / 2)
+                               or "")
+
+
+def test_choosing_the_view_is_one_undo_step_and_the_generic_sweep_comes_back(window):
+    make_llm(window, "llama-2-7b")
+    window.doc.edit("sweep p", lambda s: setattr(s.sweep, "dim", "p"))
+    flush(window)
+    plot = to_sweep_view(window, "throughput")
+    assert window.doc.scenario.sweep.dim == "B"  # these views are against batch
+    assert plot.isVisible() and plot.curves_hi
+    window.controller.undo_action.trigger()
+    flush(window)
+    assert window.doc.scenario.sweep.y == "flops" and window.doc.scenario.sweep.dim == "p"
+    assert window.sweep_stack.currentWidget() is window.sweep_plot
+    assert window.sweep_controls.y_combo.currentData() == "flops"
+    assert window.sweep_plot.geometry.lines
+
+
+def test_without_an_llm_step_the_views_are_greyed_and_a_file_asking_for_one_says_why(window, tmp_path):
+    combo = window.sweep_controls.y_combo
+    i = combo.findData("throughput")
+    assert i >= 0 and not combo.model().item(i).isEnabled()
+    sc = Scenario.from_dict(window.doc.scenario.to_dict())
+    sc.sweep.y = "latency"
+    path = tmp_path / "mm.json"
+    path.write_text(sc.to_json(), encoding="utf-8")
+    assert window.controller.open_path(path, ask=False)
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    plot = window.llm_sweep_plot
+    assert window.sweep_stack.currentWidget() is plot and combo.currentData() == "latency"
+    assert plot.message.isVisible() and "No LLM step" in plot.message.textItem.toPlainText()
+    assert not plot.curves_hi
+    make_llm(window, "llama-2-7b")
+    assert not plot.message.isVisible() and set(plot.curves_hi) == set(window.doc.scenario.chips)
+    assert combo.model().item(i).isEnabled()
+
+
+def test_unchecking_a_chip_hides_its_curves_and_checking_it_again_reuses_them(window):
+    make_llm(window, "llama-2-7b")
+    plot = to_sweep_view(window)
+    items = [store["h100-sxm"] for store in plot._stores()]
+    check_chip(window, "h100-sxm", False)
+    assert "h100-sxm" not in plot.curves_hi and not any(i.isVisible() for i in items)
+    check_chip(window, "h100-sxm", True)
+    assert [store["h100-sxm"] for store in plot._stores()] == items
+    assert plot.curves_hi["h100-sxm"].isVisible() and xy(plot.curves_hi["h100-sxm"])[0].size
+
+
+def test_the_bundled_eight_gpu_example_opens_on_its_question(window, shipped):
+    path = EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"
+    assert window.controller.open_path(path, ask=False)
+    flush(window)
+    sc = window.doc.scenario
+    assert "how many concurrent requests fit" in window.heading.text()
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    plot = window.current_plot()
+    assert isinstance(plot, LlmSweepPlot) and window.notices.messages() == []
+    walls = {c: round(10 ** xy(plot.walls[c])[0][0]) for c in sc.chips}
+    assert walls == {c: llm.llm_summary(sc.ops[0], shipped.get(c))["memory"]["max_batch"]
+                     for c in sc.chips}
+    assert walls["h200"] > walls["h100-sxm"] > sc.ops[0].dims["B"]
+    window.tabs.setCurrentIndex(TAB_ROOFLINE)
+    flush(window)
+    assert {(ph, c) for (_, ph, c) in window.roofline_plot.points} == {
+        (ph, c) for ph in llm.PHASES for c in sc.chips}
+
+
+# -- the results panel ------------------------------------------------------------------------
+
+def test_results_panel_shows_the_notes_terms_with_working(window, shipped):
+    make_llm(window, "llama-2-7b")
+    op = window.doc.scenario.ops[0]
+    res = window.results
+    cols = [(c, ph) for c in window.doc.scenario.chips for ph in llm.PHASES]
+    for col, (chip_id, ph) in enumerate(cols):
+        s = llm.llm_summary(op, shipped.get(chip_id))
+        r = s["phases"][ph]
+        assert res.cell("t_compute", col) == format_time(r["t_compute"])
+        assert res.cell("t_mem note / refined", col) == (f"{format_time(r['t_mem_note'])} / "
+                                                         f"{format_time(r['t_mem_refined'])}")
+        assert res.cell("Step lower (max)", col) == format_time(r["t_step_lower"])
+        assert res.cell("Step upper (sum)", col) == format_time(r["t_step_upper"])
+        assert res.cell("Step bound", col) == r["bound"]
+        assert format_si(s["serving"]["throughput_total_max"], "tok/s") in res.cell("Throughput total", col)
+        assert str(s["memory"]["max_batch"]) in res.cell("Largest batch", col).replace("\u2009", "")
+    text = res.working_text()
+    for needle in ("t_compute = ", "t_mem (note) = GPU_mem / MemBW = 80 GB / 3.35 TB/s = 23.9 ms",
+                   "t_mem (refined) = (weights", "t_step lower = max(t_mem, t_compute, t_network)",
+                   "t_step upper = t_mem + t_compute + t_network",
+                   "Throughput_total = B·(p+d) / cycle", "Per-request = Throughput_total / (p+d)",
+                   "Decode = d·Throughput_total / (p+d)", "Largest batch that fits",
+                   "t_mem shown: refined", "Source: config:"):
+        assert needle in text, needle
