@@ -26,9 +26,9 @@ from ..model.catalog import Catalog
 from ..model.chips import LINK_NAMES
 from ..model.dtypes import DTYPES
 from ..model.errors import ModelError
-from ..model.ops import DTYPE_ROLES, OP_KINDS, OpKind
+from ..model.ops import DTYPE_ROLES, OP_KINDS, OpKind, op_work
 from ..model.scenario import OpSpec, Scenario, ShardSpec
-from ..model.units import MIN_VALUE
+from ..model.units import MAX_VALUE, MIN_VALUE
 from .document import ScenarioDocument
 from .widgets import (Binding, QuantityEdit, bind, field_with_message, make_combo, make_label,
                       set_combo_items, signals_blocked)
@@ -95,6 +95,7 @@ class ParamSpec:
     help: str = ""
     choices: Any = ()
     integer: bool = False
+    max_value: float | None = None
     read: Callable[[dict], Any] | None = None
     write: Callable[[dict, Any], None] | None = None
     enabled: Callable[[dict], bool] | None = None
@@ -125,7 +126,8 @@ def _llm_params() -> tuple[ParamSpec, ...]:
         def write(params: dict, v: float) -> None:
             params[name] = int(v)
         return ParamSpec(name, label, None, f"{label} of the model. Choose “Custom model” to edit it.",
-                         integer=True, read=lambda p: p.get(name, preset_arch(p).get(name)),
+                         integer=True, max_value=limit,
+                         read=lambda p: p.get(name, preset_arch(p).get(name)),
                          write=write, enabled=is_custom)
 
     names = {mid: cfg.name for mid, cfg in llm.presets().items()}
@@ -468,7 +470,9 @@ class _KindPage(QWidget):
                 self.enabling.append((w, enabled))
             return
         elif isinstance(default, (int, float)) or getattr(spec, "integer", False):
-            w = QuantityEdit(label, tip, integer=bool(getattr(spec, "integer", False)))
+            w = QuantityEdit(label, tip, integer=bool(getattr(spec, "integer", False)),
+                             max_value=getattr(spec, "max_value", None) or MAX_VALUE)
+            w.check = lambda v, write_any=write_any: self._param_problem(write_any, v)
             shown = field_with_message(w)
         else:
             w = QLineEdit()
@@ -479,7 +483,23 @@ class _KindPage(QWidget):
         if enabled:
             self.enabling.append((w, enabled))
 
+    def _param_problem(self, write: Callable[[OpSpec, Any], None], value: Any) -> str | None:
+        """What the model says of the shown op with this parameter value (None: it is fine),
+        so that a value the model would refuse is refused in its field."""
+        op = getattr(self, "_op", None)
+        if op is None:
+            return None
+        trial = copy.deepcopy(op)
+        try:
+            write(trial, value)
+            for phase in self.kind.phases:
+                op_work(self.kind, trial.full_dims(), trial.dtypes, None, trial.params, phase)
+        except ModelError as e:
+            return str(e)
+        return None
+
     def show(self, op: OpSpec, force: bool) -> None:
+        self._op = op
         for b in self.bindings:
             b.show(op, force)
         for w, rule in self.enabling:
@@ -773,6 +793,16 @@ class ScenarioForm(QWidget):
         QWidget.setTabOrder(self.title.edit, self.ops.list)
 
 
+def _sweep_minimum(sc: Scenario) -> float:
+    """The least value the swept dimension takes in any op (1 for whole-number dimensions)."""
+    for op in sc.ops:
+        k = OP_KINDS.get(op.kind)
+        for d in (k.dims if k is not None else ()):
+            if d.name == sc.sweep.dim:
+                return 1.0 if d.integer else MIN_VALUE
+    return MIN_VALUE
+
+
 class SweepControls(QWidget):
     """Which dimension the sweep varies, over what range, and what it plots."""
 
@@ -828,8 +858,13 @@ class SweepControls(QWidget):
         def w_stop(s: Scenario, v: float) -> None:
             s.sweep.stop = v
 
-        self.start_edit.check = lambda v: (None if v < doc.scenario.sweep.stop else
-                                           f"must be less than To ({doc.scenario.sweep.stop:g})")
+        def start_problem(v: float) -> str | None:
+            if v >= doc.scenario.sweep.stop:
+                return f"must be less than To ({doc.scenario.sweep.stop:g})"
+            low = _sweep_minimum(doc.scenario)
+            return None if v >= low else f"must be at least {low:g} for {doc.scenario.sweep.dim}"
+
+        self.start_edit.check = start_problem
         self.stop_edit.check = lambda v: (None if v > doc.scenario.sweep.start else
                                           f"must be greater than From ({doc.scenario.sweep.start:g})")
         self.bindings = [

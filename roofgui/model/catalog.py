@@ -55,6 +55,8 @@ class Catalog:
                 cat.chips[chip.id] = chip
             except SpecError as e:
                 cat.errors.append(e)
+            except (ValueError, TypeError, OverflowError, RecursionError) as e:
+                cat.errors.append(_unreadable(f"specs/{name}", e))
         if user_dir is not False:
             d = user_chip_dir() if user_dir in (None, True) else Path(user_dir)  # type: ignore[arg-type]
             cat.user_dir = d
@@ -69,6 +71,9 @@ class Catalog:
                 chip = load_chip_file(p, builtin=False)
             except SpecError as e:
                 self.errors.append(e)
+                continue
+            except (ValueError, TypeError, OverflowError, RecursionError) as e:
+                self.errors.append(_unreadable(str(p), e))  # one bad file never stops the rest
                 continue
             if chip.id in self.chips and self.chips[chip.id].builtin:
                 self.errors.append(SpecError(str(p), "id", f"{chip.id!r} is a shipped chip; "
@@ -122,6 +127,10 @@ class Catalog:
         if chip.path:
             Path(chip.path).unlink(missing_ok=True)
         del self.chips[chip_id]
+
+
+def _unreadable(where: str, e: BaseException) -> SpecError:
+    return SpecError(where, None, f"cannot be read ({type(e).__name__}: {e})")
 
 
 def _sort_key(cid: str) -> tuple[int, str]:

@@ -213,7 +213,10 @@ def _req(d: Mapping[str, Any], key: str, typ: type, where: str, path: str) -> An
     if typ is float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise SpecError(where, path + key, f"must be a number, not {type(v).__name__}")
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:  # a TOML integer with hundreds of digits
+            raise SpecError(where, path + key, "is too large (past what a float holds)") from None
     if not isinstance(v, typ):
         raise SpecError(where, path + key, f"must be a {typ.__name__}, not {type(v).__name__}")
     return v

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -41,9 +43,6 @@ from .units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
 FORMAT = "roofgui-scenario"
 VERSION = 1
 MAX_SCENARIO_BYTES = 4 * 1024 * 1024
-#: What a sweep plots: attainable FLOP/s, time per op, or (the LLM step's views, drawn
-#: against batch by the window) serving throughput and per-token latency.
-SWEEP_Y = ("flops", "time", "throughput", "latency")
 
 
 @dataclass
@@ -85,7 +84,7 @@ class SweepSpec:
     start: float = 1.0
     stop: float = 16384.0
     points: int = 400
-    y: str = "flops"  # one of SWEEP_Y: "flops", "time"; for an LLM step "throughput", "latency"
+    y: str = "flops"  # "flops" or "time"
 
 
 @dataclass
@@ -167,7 +166,10 @@ def _expect(data: Any, typ, where: str, key: str, what: str):
     if typ is float:
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             _fail(where, key, f"must be {what}, not {_tn(data)}")
-        return float(data)
+        try:
+            return float(data)
+        except OverflowError:  # a JSON integer with hundreds of digits
+            _fail(where, key, "is too large (past what a float holds)")
     if typ is int:
         if isinstance(data, bool) or not isinstance(data, int):
             if isinstance(data, float) and data.is_integer():
@@ -241,9 +243,8 @@ def _parse(data: Any, where: str) -> Scenario:
         _fail(where, "sweep.points", f"must be between 2 and 100000 (got {pts})")
     sc.sweep.points = pts
     y = _expect(sw.get("y", "flops"), str, where, "sweep.y", "a string")
-    if y not in SWEEP_Y:
-        _fail(where, "sweep.y", "must be 'flops' or 'time' (or, for an LLM step, "
-              "'throughput' or 'latency')")
+    if y not in ("flops", "time"):
+        _fail(where, "sweep.y", "must be 'flops' or 'time'")
     sc.sweep.y = y
     view = _expect(data.get("view", {}), dict, where, "view", "an object")
     _keys(view, {"roofline"}, where, "view.")
@@ -251,7 +252,7 @@ def _parse(data: Any, where: str) -> Scenario:
     if r is not None:
         r = _expect(r, list, where, "view.roofline", "a list of 4 numbers or null")
         if len(r) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                  and math.isfinite(v) and abs(v) < 60 for v in r):
+                                  and abs(v) < 60 and math.isfinite(v) for v in r):
             _fail(where, "view.roofline", "must be 4 finite numbers [x0, x1, y0, y1] (log10)")
         if not (r[0] < r[1] and r[2] < r[3]):
             _fail(where, "view.roofline", "must have x0 < x1 and y0 < y1")
@@ -331,7 +332,7 @@ def _clean_params(params: dict, where: str, p: str, depth: int = 0) -> dict:
         if isinstance(v, bool) or isinstance(v, str) or v is None:
             out[key] = v
         elif isinstance(v, (int, float)):
-            if not math.isfinite(v):
+            if abs(v) > 1e300 or not math.isfinite(v):  # (abs first: a huge int has no float)
                 _fail(where, f"{p}.{key}", "must be finite")
             out[key] = v
         elif isinstance(v, dict):
@@ -380,6 +381,85 @@ def resolve_chips(scenario: Scenario, catalog: Catalog) -> tuple[list[Chip], lis
     return chips, errors
 
 
+#: Per-op results, so that an edit of one op of several re-evaluates that op alone: keyed by
+#: the op's fields, the chips (by identity) and the settings; a few dozen kept.
+_PHASE_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()
+_PHASE_CACHE_SIZE = 64
+_PHASE_LOCK = threading.Lock()
+
+
+def _op_key(kind, op: OpSpec, chips: list[Chip], settings: Settings) -> tuple | None:
+    try:
+        params = json.dumps(op.params, sort_keys=True, allow_nan=False)
+        shard = None if op.shard is None else (op.shard.axis, op.shard.n, op.shard.link)
+        key = (op.kind, id(kind), tuple(sorted(op.dims.items())), tuple(sorted(op.dtypes.items())),
+               shard, params, tuple(id(c) for c in chips), settings)
+        hash(key)
+    except (TypeError, ValueError):  # values that do not make a key (arrays, objects): no cache
+        return None
+    return key
+
+
+def _cached_phases(kind, op: OpSpec, chips: list[Chip], settings: Settings) -> dict[str, list]:
+    """:func:`_op_phases`, remembered: the same op on the same chip objects gives the same cells."""
+    key = _op_key(kind, op, chips, settings)
+    if key is not None:
+        with _PHASE_LOCK:
+            hit = _PHASE_CACHE.get(key)
+            if (hit is not None and hit[0] is kind and len(hit[1]) == len(chips)
+                    and all(a is b for a, b in zip(hit[1], chips))):
+                _PHASE_CACHE.move_to_end(key)
+                return hit[2]
+    per_phase = _op_phases(kind, op, chips, settings)
+    if key is not None:
+        with _PHASE_LOCK:
+            _PHASE_CACHE[key] = (kind, tuple(chips), per_phase)
+            while len(_PHASE_CACHE) > _PHASE_CACHE_SIZE:
+                _PHASE_CACHE.popitem(last=False)
+    return per_phase
+
+
+def _op_phases(kind, op: OpSpec, chips: list[Chip], settings: Settings) -> dict[str, list]:
+    """Each phase's cells for one op: an :class:`Analysis` per chip, or the ModelError."""
+    # What ``analyze`` gives per (chip, phase), with the chip-independent work counted
+    # once per phase and the critical values of all chips in one vectorised call.
+    dims, shard = op.full_dims(), op.shard_obj()
+    per_phase: dict[str, list] = {}
+    for phase in kind.phases:
+        try:
+            work = op_work(kind, dims, op.dtypes, shard, op.params, phase)
+        except ModelError as e:
+            per_phase[phase] = [e] * len(chips)
+            continue
+        cells: list = []
+        for chip in chips:
+            try:
+                cells.append(chip_figures(chip, work, settings))
+            except ModelError as e:
+                cells.append(e)
+        ok = [c for c, f in enumerate(cells) if not isinstance(f, ModelError)]
+        try:
+            crits = critical_values_many(kind, dims, [cells[c] for c in ok], dtypes=op.dtypes,
+                                         shard=shard, params=op.params, phase=phase)
+        except ModelError as e:
+            per_phase[phase] = [c if isinstance(c, ModelError) else e for c in cells]
+            continue
+        if ok:  # every chip in one roofline call, each chip's Result a view of its row
+            figs_ok = [cells[c] for c in ok]
+            lead = (len(ok),) + (1,) * np.ndim(work.flops)
+            res = roofline(work.flops, work.hbm_bytes, work.net_bytes,
+                           np.array([f.peak for f in figs_ok]).reshape(lead),
+                           np.array([f.hbm_bandwidth for f in figs_ok]).reshape(lead),
+                           np.array([f.link_bandwidth or 0.0 for f in figs_ok]).reshape(lead))
+            fields = [getattr(res, f) for f in Result.__dataclass_fields__]
+            for j, (c, crit) in enumerate(zip(ok, crits)):
+                figs = cells[c]
+                cells[c] = Analysis(figs.chip, figs, work, Result(*(a[j, ...] for a in fields)),
+                                    crit)
+        per_phase[phase] = cells
+    return per_phase
+
+
 def evaluate_scenario(scenario: Scenario, catalog: Catalog) -> Evaluation:
     """Evaluate every op of the scenario on every chip; problems go to ``errors``."""
     ev = Evaluation()
@@ -390,42 +470,7 @@ def evaluate_scenario(scenario: Scenario, catalog: Catalog) -> Evaluation:
         if kind is None:
             ev.errors.append(f"{op.name}: unknown op {op.kind!r}")
             continue
-        # What ``analyze`` gives per (chip, phase), with the chip-independent work counted
-        # once per phase and the critical values of all chips in one vectorised call.
-        dims, shard = op.full_dims(), op.shard_obj()
-        per_phase: dict[str, list] = {}
-        for phase in kind.phases:
-            try:
-                work = op_work(kind, dims, op.dtypes, shard, op.params, phase)
-            except ModelError as e:
-                per_phase[phase] = [e] * len(ev.chips)
-                continue
-            cells: list = []
-            for chip in ev.chips:
-                try:
-                    cells.append(chip_figures(chip, work, settings))
-                except ModelError as e:
-                    cells.append(e)
-            ok = [c for c, f in enumerate(cells) if not isinstance(f, ModelError)]
-            try:
-                crits = critical_values_many(kind, dims, [cells[c] for c in ok], dtypes=op.dtypes,
-                                             shard=shard, params=op.params, phase=phase)
-            except ModelError as e:
-                per_phase[phase] = [c if isinstance(c, ModelError) else e for c in cells]
-                continue
-            if ok:  # every chip in one roofline call, each chip's Result a view of its row
-                figs_ok = [cells[c] for c in ok]
-                lead = (len(ok),) + (1,) * np.ndim(work.flops)
-                res = roofline(work.flops, work.hbm_bytes, work.net_bytes,
-                               np.array([f.peak for f in figs_ok]).reshape(lead),
-                               np.array([f.hbm_bandwidth for f in figs_ok]).reshape(lead),
-                               np.array([f.link_bandwidth or 0.0 for f in figs_ok]).reshape(lead))
-                fields = [getattr(res, f) for f in Result.__dataclass_fields__]
-                for j, (c, crit) in enumerate(zip(ok, crits)):
-                    figs = cells[c]
-                    cells[c] = Analysis(figs.chip, figs, work, Result(*(a[j, ...] for a in fields)),
-                                        crit)
-            per_phase[phase] = cells
+        per_phase = _cached_phases(kind, op, ev.chips, settings)
         for c, chip in enumerate(ev.chips):
             for phase in kind.phases:
                 a = per_phase[phase][c]
