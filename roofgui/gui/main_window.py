@@ -19,8 +19,8 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel,
-                               QMainWindow, QScrollArea, QTabWidget, QToolButton, QVBoxLayout,
-                               QWidget)
+                               QMainWindow, QScrollArea, QStackedWidget, QTabWidget, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from ..model.catalog import Catalog
 from ..model.errors import ModelError
@@ -183,6 +183,18 @@ class LiveEvaluator(QObject):
     def refresh_sweep(self) -> None:
         w = self.w
         sc = w.doc.scenario
+        if w.show_sweep_view():  # an LLM step's throughput / latency against batch
+            from ..model.llm import llm_sweep_scenario
+
+            res = llm_sweep_scenario(sc, w.catalog)
+            self.sweep_errors = list(res.errors)
+            self._sweep_stale = False
+            g = w.roofline_plot.geometry
+            w.llm_sweep_plot.update_from(sc, res, colours=dict(g.colours) if g is not None else None)
+            if self.evaluation is not None:
+                w.notices.set_messages(w.catalog_messages() + self.evaluation.errors
+                                       + self.sweep_errors)
+            return
         try:
             curves, errors = sweep_scenario(sc, w.catalog)
         except ModelError as e:
@@ -251,7 +263,16 @@ class MainWindow(QMainWindow):
         sl.addWidget(self.sweep_controls)
         self.sweep_plot = SweepPlot()
         self.sweep_plot.setAccessibleName("Sweep plot")
-        sl.addWidget(self.sweep_plot, 1)
+        # the LLM step's views (throughput, per-token latency against batch) share the tab
+        from .llm_sweep import LlmSweepPlot, install_sweep_choices
+
+        self.llm_sweep_plot = LlmSweepPlot()
+        self.llm_sweep_plot.setAccessibleName("LLM sweep plot")
+        self.sweep_stack = QStackedWidget()
+        self.sweep_stack.addWidget(self.sweep_plot)
+        self.sweep_stack.addWidget(self.llm_sweep_plot)
+        sl.addWidget(self.sweep_stack, 1)
+        install_sweep_choices(self.sweep_controls)
         self.tabs.addTab(sweep_page, "S&weep")
         self.tabs.setTabToolTip(TAB_ROOFLINE, "Attainable FLOP/s against arithmetic intensity (Ctrl+1)")
         self.tabs.setTabToolTip(TAB_SWEEP, "Attainable FLOP/s or time against one dimension (Ctrl+2)")
@@ -418,7 +439,17 @@ class MainWindow(QMainWindow):
         return self.live.evaluation
 
     def current_plot(self):
-        return self.sweep_plot if self.tabs.currentIndex() == TAB_SWEEP else self.roofline_plot
+        if self.tabs.currentIndex() != TAB_SWEEP:
+            return self.roofline_plot
+        return self.llm_sweep_plot if self.show_sweep_view() else self.sweep_plot
+
+    def show_sweep_view(self) -> bool:
+        """Show the sweep's LLM view (or the generic one), as the scenario asks; True for LLM."""
+        from .llm_sweep import is_llm_view
+
+        llm_view = is_llm_view(self.doc.scenario.sweep.y)
+        self.sweep_stack.setCurrentWidget(self.llm_sweep_plot if llm_view else self.sweep_plot)
+        return llm_view
 
     def catalog_messages(self) -> list[str]:
         """Chip files that could not be read (each names the file, the key and the problem)."""
@@ -439,7 +470,7 @@ class MainWindow(QMainWindow):
 
     def fit_view(self) -> None:
         if self.tabs.currentIndex() == TAB_SWEEP:
-            self.sweep_plot.fit()
+            self.current_plot().fit()
         else:
             self.roofline_plot.fit()
             self.doc.set_view(None)
@@ -449,6 +480,7 @@ class MainWindow(QMainWindow):
         self.live.flush()
         self.roofline_plot.set_view(self.doc.scenario.view.roofline)
         self.sweep_plot.fit()
+        self.llm_sweep_plot.fit()
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")
@@ -485,7 +517,7 @@ class MainWindow(QMainWindow):
         except ImportError:
             export_dialog = None
         fn = getattr(export_dialog, "copy_to_clipboard", None) if export_dialog else None
-        if fn is not None:
+        if fn is not None and self.current_plot() is not self.llm_sweep_plot:  # export: no LLM view
             fn(self)
         else:
             QGuiApplication.clipboard().setPixmap(self.current_plot().grab())
@@ -501,7 +533,7 @@ class MainWindow(QMainWindow):
     # -- palette -------------------------------------------------------------------------
     def _apply_palette(self) -> None:
         style = self._screen_style(palette_is_dark(self.palette()))
-        for p in (self.roofline_plot, self.sweep_plot):
+        for p in (self.roofline_plot, self.sweep_plot, self.llm_sweep_plot):
             if p.style != style:
                 p.set_style(style)
         self.chips_panel.set_colours(self.chip_colours())

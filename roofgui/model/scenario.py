@@ -43,6 +43,9 @@ from .units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
 FORMAT = "roofgui-scenario"
 VERSION = 1
 MAX_SCENARIO_BYTES = 4 * 1024 * 1024
+#: What a sweep plots: attainable FLOP/s, time per op, or (the LLM step's views, drawn
+#: against batch by the window) serving throughput and per-token latency.
+SWEEP_Y = ("flops", "time", "throughput", "latency")
 
 
 @dataclass
@@ -84,7 +87,7 @@ class SweepSpec:
     start: float = 1.0
     stop: float = 16384.0
     points: int = 400
-    y: str = "flops"  # "flops" or "time"
+    y: str = "flops"  # one of SWEEP_Y: "flops", "time"; for an LLM step "throughput", "latency"
 
 
 @dataclass
@@ -243,8 +246,9 @@ def _parse(data: Any, where: str) -> Scenario:
         _fail(where, "sweep.points", f"must be between 2 and 100000 (got {pts})")
     sc.sweep.points = pts
     y = _expect(sw.get("y", "flops"), str, where, "sweep.y", "a string")
-    if y not in ("flops", "time"):
-        _fail(where, "sweep.y", "must be 'flops' or 'time'")
+    if y not in SWEEP_Y:
+        _fail(where, "sweep.y", "must be 'flops' or 'time' (or, for an LLM step, "
+              "'throughput' or 'latency')")
     sc.sweep.y = y
     view = _expect(data.get("view", {}), dict, where, "view", "an object")
     _keys(view, {"roofline"}, where, "view.")
