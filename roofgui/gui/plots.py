@@ -790,6 +790,21 @@ class RooflinePlot(_LogPlot):
             lab = self.ridge_labels[(cid, r.key)]
             lab.setPos(r.x, y0)
             lab.setAnchor((0.5, 1.05 + 1.0 * row))
+        # op labels centred on their point, slid inwards where they would leave the view
+        # (an LLM step's prefill point often sits near the right edge)
+        for ol in g.labels:
+            item = self.op_labels.get(ol.key)
+            if item is None:
+                continue
+            w = item.textItem.boundingRect().width() / px_x
+            edge = 4.0 / px_x
+            ax = 0.5
+            if w > 0:
+                ax = min(max(ax, 1.0 - (x1 - edge - ol.x) / w), (ol.x - x0 - edge) / w)
+                ax = min(max(ax, 0.0), 1.0)
+            anchor = (ax, 1.3 if ol.side == "above" else -0.3)
+            if (item.anchor.x(), item.anchor.y()) != anchor:
+                item.setAnchor(anchor)
         # compute-roof labels just above their roofs, spread apart: at the right edge,
         # or just after the ridge when an op's point sits where the label would go
         roofs = [(c.chip_id, r) for c in g.chips for r in c.roofs if r.label]

@@ -294,3 +294,22 @@ def test_results_panel_shows_the_notes_terms_with_working(window, shipped):
                    "Decode = d·Throughput_total / (p+d)", "Largest batch that fits",
                    "t_mem shown: refined", "Source: config:"):
         assert needle in text, needle
+
+
+def test_the_prefill_label_stays_inside_the_roofline_near_its_right_edge(window):
+    assert window.controller.open_path(EXAMPLES / "10-llm-llama-2-7b-one-gpu.json", ask=False)
+    window.tabs.setCurrentIndex(TAB_ROOFLINE)
+    flush(window)
+    plot = window.roofline_plot
+    px, py = xy(plot.points[(0, "prefill", "h100-sxm")])
+    x0, x1, y0, y1 = plot.view_range()
+    plot.set_view([x0, px[0] + 0.05, y0, y1])  # the prefill point just inside the right edge
+    QApplication.processEvents()
+    view = plot.vb.sceneBoundingRect()
+    for phase in llm.PHASES:
+        lab = plot.op_labels[(0, phase)]
+        assert "serving · " + phase in lab.textItem.toPlainText()
+        r = lab.sceneBoundingRect()
+        assert view.left() <= r.left() and r.right() <= view.right(), phase
+    # the prefill point sits within a label's width of the right edge: the label slid left
+    assert plot.op_labels[(0, "prefill")].anchor.x() > 0.5
