@@ -30,6 +30,8 @@ from ..model.paths import user_data_dir
 from ..model.scenario import Scenario, default_scenario, load_scenario, save_scenario
 
 MAX_RECENT = 10
+#: Undo steps kept: enough for any session, and a window left open for days stays the same size.
+MAX_UNDO = 1000
 FILE_FILTER = "Roofline scenarios (*.json);;All files (*)"
 
 
@@ -155,6 +157,7 @@ class ScenarioDocument(QObject):
         self._forced_dirty = False
         self._seal = 0
         self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(MAX_UNDO)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
 
     def _on_clean_changed(self, _clean: bool) -> None:
