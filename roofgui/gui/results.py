@@ -236,6 +236,15 @@ class ResultsPanel(QWidget):
                     f = item.font()
                     f.setBold(bold)
                     item.setFont(f)
+        # columns at least as wide as their headings (chip names, phases): with more columns
+        # than fit (an LLM step shows two per chip) the table scrolls rather than clips them
+        hh = self.table.horizontalHeader()
+        fm = hh.fontMetrics()
+        need = max((fm.horizontalAdvance(line) for c in range(len(recs))
+                    for line in self.table.horizontalHeaderItem(c).text().split("\n")), default=0)
+        width = min(max(90, need + 20), 280)
+        if hh.minimumSectionSize() != width:
+            hh.setMinimumSectionSize(width)
         for r, (label, key, fmt, tip) in enumerate(rows):
             vi = self.table.verticalHeaderItem(r)
             if vi.text() != label:

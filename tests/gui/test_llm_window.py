@@ -313,3 +313,17 @@ def test_the_prefill_label_stays_inside_the_roofline_near_its_right_edge(window)
         assert view.left() <= r.left() and r.right() <= view.right(), phase
     # the prefill point sits within a label's width of the right edge: the label slid left
     assert plot.op_labels[(0, "prefill")].anchor.x() > 0.5
+
+
+def test_results_columns_are_as_wide_as_their_chip_and_phase_headings(window):
+    make_llm(window, "llama-2-7b")
+    check_chip(window, "mi300x")
+    t = window.results.table
+    assert t.columnCount() == 6  # three chips, two phases each
+    hh = t.horizontalHeader()
+    fm = hh.fontMetrics()
+    for c in range(t.columnCount()):
+        head = t.horizontalHeaderItem(c).text()
+        assert "prefill" in head or "decode" in head
+        widest = max(fm.horizontalAdvance(line) for line in head.split("\n"))
+        assert hh.sectionSize(c) >= widest, head
