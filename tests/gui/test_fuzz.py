@@ -31,7 +31,7 @@ from roofgui.model.errors import ModelError
 from roofgui.model.ops import OP_KINDS, op_work
 from roofgui.model.paths import user_chip_dir, user_log_dir
 from roofgui.model.roofline import Result
-from roofgui.model.scenario import Scenario, evaluate_scenario
+from roofgui.model.scenario import Scenario, default_scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the sibling test tables
 import test_catalog as chip_files  # noqa: E402
@@ -359,10 +359,15 @@ def test_random_edits_through_the_widgets_never_raise_and_always_show_a_valid_pl
     # the run exercised both sides of the fields and the document's history
     assert fz.rejected > 20 and fz.accepted > 20, (fz.rejected, fz.accepted)
     assert window.doc.undo_stack.count() > 20
-    # and the window still works: a plain edit moves the point
-    window.controller.new_action.trigger() if not window.doc.is_modified() else None
-    window.doc.load(Scenario.from_dict(json.loads(json.dumps(window.doc.scenario.to_dict()))))
+    # and afterwards the window works as on the first day: a new scenario, a typed edit
+    window.doc.load(default_scenario())
     settle(window)
+    ed = window.form.editor.dim_edit("B")
+    ed.setFocus()
+    ed.selectAll()
+    qtbot.keyClicks(ed, "4096")
+    settle(window)
+    assert window.doc.scenario.ops[0].dims["B"] == 4096 and ed.error() is None
     check_window(window, shipped)
 
 
@@ -531,6 +536,9 @@ def test_a_bad_user_chip_file_is_one_message_and_everything_else_works(case, qtb
         assert msg.startswith("1 chip file(s) could not be read: "), msg
         assert str(bad) in msg and (key is None or f": {key}: " in msg), msg
         assert re.search(problem, msg), msg
+        # and it stays in view above the plot: one notice for the file
+        about = [m for m in w.notices.messages() if str(bad) in m]
+        assert len(about) == 1 and (key is None or f": {key}: " in about[0]), w.notices.messages()
         assert "aaa-good" in w.catalog.chips and "bad-chip" not in w.catalog.chips
         assert len(w.catalog) == len(shipped) + 1
         w.chips_panel.set_chip_checked("aaa-good", True)
