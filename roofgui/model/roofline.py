@@ -148,8 +148,11 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
             net_intensity = np.where(sends, flops / np.where(sends, net_bytes, 1.0), np.inf)
         else:  # nothing crosses a link (the common case): T_net is 0 everywhere
             t_net = np.zeros(())
-            np.maximum(t_hbm, 0.0, out=t_comms)
             net_intensity = np.full((), np.inf)
+            if (t_hbm > 0.0).all():  # max(T_hbm, 0) is T_hbm itself: share it
+                t_comms = t_hbm
+            else:  # zeros (of either sign), NaNs or negatives: as max(T_hbm, T_net) gives them
+                np.maximum(t_hbm, 0.0, out=t_comms)
         np.maximum(t_math, t_comms, out=t_lower)
         np.add(t_math, t_comms, out=t_upper)
         intensity = flops / hbm_bytes
@@ -160,7 +163,10 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
     # 0 compute, 1 memory, 2 network (the same as nested np.where, in int8 throughout)
     not_compute = ~(t_math >= t_comms)
     code = not_compute.astype(np.int8)
-    code += not_compute & ~(t_hbm >= t_net)
+    if any_sent:
+        code += not_compute & ~(t_hbm >= t_net)
+    elif t_comms is not t_hbm:  # memory-bound only where T_hbm ≥ T_net = 0
+        code += not_compute & ~(t_hbm >= 0.0)
 
     def b(a):
         a = np.asarray(a)
