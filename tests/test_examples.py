@@ -161,12 +161,14 @@ def test_llm_one_gpu_capacity_wall_is_the_worked_example(bundled, catalog):
 
 def test_llm_eight_gpus_how_many_fit_and_decode_bound(bundled, catalog):
     sc = bundled["10-llm-llama-3-70b-eight-gpus.json"]
-    assert sc.ops[0].shard.n == 8 and sc.ops[0].shard.link == "nvlink"
+    assert sc.ops[0].shard.n == 8 and sc.ops[0].shard.link == "scale-up"  # NVLink and xGMI
     ev = _ev(sc, catalog)
     walls = _llm_sweep(sc, catalog)
     for chip in sc.chips:  # the wall is the model's own largest batch, and the op's batch fits
         s = llm.llm_summary(sc.ops[0], catalog.get(chip))
         assert walls[chip]["max_batch"] == s["memory"]["max_batch"] > sc.ops[0].dims["B"]
-    assert walls["h200"]["max_batch"] > 1.9 * walls["h100-sxm"]["max_batch"]  # 141 GB vs 80 GB
+    assert walls["mi300x"]["max_batch"] > 2.5 * walls["h100-sxm"]["max_batch"]  # 192 GB vs 80 GB
+    links = {e.chip_id: e.analysis.figures.link_name for e in ev.entries}
+    assert links == {"h100-sxm": "nvlink", "mi300x": "xgmi"}
     bounds = {(e.chip_id, e.phase): str(e.analysis.result.bound) for e in ev.entries}
     assert bounds[("h100-sxm", "decode")] == "memory"

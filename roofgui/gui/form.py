@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLay
                                QToolButton, QVBoxLayout, QWidget)
 
 from ..model.catalog import Catalog
-from ..model.chips import LINK_NAMES
+from ..model.chips import LINK_NAMES, SHARD_LINKS
 from ..model.dtypes import DTYPES
 from ..model.errors import ModelError
 from ..model.ops import DTYPE_ROLES, OP_KINDS, OpKind, op_work
@@ -41,6 +41,7 @@ LINK_LABELS = {
     "pcie": "PCIe",
     "dcn": "Data-centre network",
     "ethernet": "Ethernet",
+    "scale-up": "Each chip's own scale-up link",
 }
 
 DTYPE_HELP = {
@@ -562,7 +563,7 @@ class OpEditor(QWidget):
         self.chips_edit.setObjectName("shard_n")
         self.link_combo = make_combo("Link", "The chip-to-chip link the shards communicate over "
                                      "(its one-way bandwidth per chip comes from each chip's spec).",
-                                     [(LINK_LABELS.get(n, n), n) for n in LINK_NAMES])
+                                     [(LINK_LABELS.get(n, n), n) for n in SHARD_LINKS])
         self.link_combo.setObjectName("shard_link")
         sg.addWidget(make_label("Split", self.axis_combo, self.axis_combo.toolTip()), 0, 0)
         sg.addWidget(self.axis_combo, 0, 1)

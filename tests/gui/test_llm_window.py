@@ -261,7 +261,8 @@ def test_the_bundled_eight_gpu_example_opens_on_its_question(window, shipped):
     walls = {c: round(10 ** xy(plot.walls[c])[0][0]) for c in sc.chips}
     assert walls == {c: llm.llm_summary(sc.ops[0], shipped.get(c))["memory"]["max_batch"]
                      for c in sc.chips}
-    assert walls["h200"] > walls["h100-sxm"] > sc.ops[0].dims["B"]
+    assert walls["mi300x"] > walls["h100-sxm"] > sc.ops[0].dims["B"]
+    assert window.form.editor.link_combo.currentData() == "scale-up"
     window.tabs.setCurrentIndex(TAB_ROOFLINE)
     flush(window)
     assert {(ph, c) for (_, ph, c) in window.roofline_plot.points} == {
