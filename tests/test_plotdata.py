@@ -93,6 +93,27 @@ def test_regions_include_link_roofs(cat):
     assert {r.label for r in chip.ridges} == {"240", "4\u2009378"}
 
 
+
+def test_scale_up_link_roofs_are_each_chips_own_link(cat):
+    # one op sharded over "scale-up" on a TPU, an NVIDIA and an AMD GPU: each chip's link
+    # roof and ridge is its own resolved link, keyed and named by it (not "scale-up")
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm", "mi300x"],
+                  ops=[OpSpec("mm", "matmul", {"B": 256, "D": 8192, "F": 8192}, {},
+                              ShardSpec("D", 2, "scale-up"))])
+    ev = evaluate_scenario(sc, cat)
+    assert not ev.errors
+    want = {"tpu-v5e": "ici", "h100-sxm": "nvlink", "mi300x": "xgmi"}
+    g = pd.roofline_geometry(sc, ev)
+    for cid, name in want.items():
+        chip = g.chip(cid)
+        (link,) = [r for r in chip.roofs if r.kind == "link"]
+        assert link.key == f"link:{name}" and f"{name} link roof" in link.tooltip
+        assert link.bandwidth == cat.get(cid).links[name].bandwidth.value
+        assert any(r.key.startswith(f"link:{name}|") for r in chip.ridges)
+        assert not any("scale-up" in r.key or "scale-up" in r.tooltip
+                       for r in chip.roofs + chip.ridges)
+
+
 # -- roofs and points -------------------------------------------------------------
 
 def test_roofs_points_and_ridges_are_the_models(cat):

@@ -462,7 +462,8 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
         peaks.setdefault(e.chip_id, {})[k] = (f.peak, desc)
         hbm[e.chip_id] = f.hbm_bandwidth
         if e.analysis.work.link and f.link_bandwidth:
-            links.setdefault(e.chip_id, {})[e.analysis.work.link] = f.link_bandwidth
+            # keyed by the link actually used ("scale-up" resolves per chip: ici, nvlink …)
+            links.setdefault(e.chip_id, {})[f.link_name or e.analysis.work.link] = f.link_bandwidth
         labels[e.chip_id] = f.chip.label()
     for c in chips:
         if not peaks.get(c.id):
