@@ -205,6 +205,23 @@ def _make_plot(plot: str):
     return plots.RooflinePlot() if plot == "roofline" else plots.SweepPlot()
 
 
+def _llm_view(scenario: Scenario, plot: str) -> bool:
+    """Whether the sweep shows an LLM step's throughput or latency (the window's LLM sweep view)."""
+    if plot != "sweep":
+        return False
+    try:
+        from ..model.llm import SWEEP_VIEWS
+    except ImportError:
+        return False
+    return scenario.sweep.y in SWEEP_VIEWS
+
+
+def _make_llm_sweep_plot(plot: str):
+    from ..gui.llm_sweep import LlmSweepPlot
+
+    return LlmSweepPlot()
+
+
 class Figure:
     """A picture ready to paint: the plot widget laid out offscreen, title and caption placed.
 
@@ -279,7 +296,8 @@ class Figure:
         app = QApplication.instance()
         if app is None:
             raise RuntimeError("no QApplication; call roofgui.export.qtapp.ensure_app() first")
-        factory = plot_factory or _make_plot
+        llm_view = _llm_view(scenario, opts.plot)
+        factory = plot_factory or (_make_llm_sweep_plot if llm_view else _make_plot)
         w = factory(opts.plot)
         self.widget = w
         w.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -287,6 +305,11 @@ class Figure:
         w.set_style(st)
         if opts.plot == "roofline":
             w.update_from(scenario, self.evaluation)
+        elif llm_view and hasattr(w, "walls"):  # throughput / latency against batch
+            from ..model.llm import llm_sweep_scenario
+
+            self.curves = []
+            w.update_from(scenario, llm_sweep_scenario(scenario, catalog))
         else:
             curves, _errors = sweep_scenario(scenario, catalog)
             self.curves = curves

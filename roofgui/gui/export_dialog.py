@@ -61,7 +61,8 @@ def window_state(window) -> WindowState:
     scenario = copy.deepcopy(doc.scenario)
     plot = "roofline"
     current = getattr(window, "current_plot", None)
-    if callable(current) and current() is getattr(window, "sweep_plot", object()):
+    if callable(current) and any(current() is getattr(window, name, object())
+                                 for name in ("sweep_plot", "llm_sweep_plot")):
         plot = "sweep"
     return WindowState(scenario, window.catalog, plot, getattr(doc, "path", None))
 

@@ -517,7 +517,7 @@ class MainWindow(QMainWindow):
         except ImportError:
             export_dialog = None
         fn = getattr(export_dialog, "copy_to_clipboard", None) if export_dialog else None
-        if fn is not None and self.current_plot() is not self.llm_sweep_plot:  # export: no LLM view
+        if fn is not None:
             fn(self)
         else:
             QGuiApplication.clipboard().setPixmap(self.current_plot().grab())

@@ -328,3 +328,23 @@ def test_results_columns_are_as_wide_as_their_chip_and_phase_headings(window):
         assert "prefill" in head or "decode" in head
         widest = max(fm.horizontalAdvance(line) for line in head.split("\n"))
         assert hh.sectionSize(c) >= widest, head
+
+
+def test_the_llm_view_is_what_export_draws(window, shipped):
+    from roofgui.export.render import ExportOptions, Figure
+    from roofgui.gui.export_dialog import window_state
+
+    assert window.controller.open_path(EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json", ask=False)
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    state = window_state(window)
+    assert state.plot == "sweep" and state.scenario.sweep.y == "throughput"
+    fig = Figure(state.scenario, shipped, ExportOptions("sweep", 1280, 720))
+    try:
+        w = fig.widget
+        assert isinstance(w, LlmSweepPlot) and set(w.walls) == set(state.scenario.chips)
+        for c in state.scenario.chips:
+            assert round(10 ** xy(w.walls[c])[0][0]) == window.llm_sweep_plot.geometry.lines[
+                state.scenario.chips.index(c)].max_batch
+    finally:
+        fig.close()
