@@ -564,3 +564,22 @@ def test_scenario_files_keep_the_llm_sweep_views():
     bad["sweep"]["y"] = "tokens"
     with pytest.raises(ModelError, match="'throughput' or 'latency'"):
         Scenario.from_dict(bad)
+
+
+def test_sweep_table_holds_every_chips_numbers(catalog):
+    o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="scale-up")
+    res = llm.llm_sweep_scenario(_scenario(o, chips=("h100-sxm", "mi300x")), catalog)
+    header, data = llm.llm_sweep_table(res)
+    assert header[0] == "B" and len(header) == 1 + 2 * len(llm.SWEEP_TABLE_FIELDS)
+    assert data.shape == (res.batch.size, len(header))
+    np.testing.assert_array_equal(data[:, 0], res.batch)
+    for r in res.chips:
+        name = r["chip"].label()
+        for k in ("throughput_total_max", "tpot_upper", "fits"):
+            np.testing.assert_array_equal(data[:, header.index(f"{name}: {k}")], r[k])
+    from roofgui.export.csv import table_csv
+    text = table_csv(res_scenario := _scenario(o, chips=("h100-sxm", "mi300x")), catalog, "sweep")
+    first = text.splitlines()[0].split(",")
+    assert first == header and len(text.splitlines()) == res.batch.size + 1
+    res_scenario.sweep.y = "flops"
+    assert "attainable_flops" in table_csv(res_scenario, catalog, "sweep").splitlines()[0]

@@ -6,6 +6,8 @@
   dimension, or the op is never/always compute-bound along it).
 * :func:`sweep_csv` — one row per sweep point: the swept dimension, then for
   every op × chip curve its attainable FLOP/s and its time per op (T_lower).
+  When the sweep shows an LLM step's throughput or latency, :func:`table_csv`
+  writes that view instead (:func:`roofgui.model.llm.llm_sweep_table`).
 
 Numbers are written with ``repr`` so they read back to exactly the model's
 floats.  Text cells that a spreadsheet would run as a formula (``=``, ``+``,
@@ -133,6 +135,13 @@ def sweep_csv(scenario: Scenario, catalog, curves: Sequence[SweepCurve] | None =
 def table_csv(scenario: Scenario, catalog, plot: str = "roofline") -> str:
     """The table behind a plot: the results for ``"roofline"``, the sweep for ``"sweep"``."""
     if plot == "sweep":
+        try:
+            from ..model import llm
+        except ImportError:
+            llm = None
+        if llm is not None and scenario.sweep.y in llm.SWEEP_VIEWS:  # the LLM view's numbers
+            header, data = llm.llm_sweep_table(llm.llm_sweep_scenario(scenario, catalog))
+            return _write(header, data.tolist())
         return sweep_csv(scenario, catalog)
     if plot == "roofline":
         return results_csv(scenario, catalog)

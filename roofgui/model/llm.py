@@ -1241,3 +1241,21 @@ def llm_sweep_geometry(result: LlmSweepResult, previous_colours: Mapping[str, in
                             math.log10(ob) if inside else None,
                             f"{op.name}: B = {format_number(ob)}" if inside else "",
                             "", colours)
+
+
+#: Per-chip columns of :func:`llm_sweep_table` (``fits`` is 1 or 0).
+SWEEP_TABLE_FIELDS = ("throughput_total_max", "throughput_total_min", "tpot_lower", "tpot_upper",
+                      "ttft_lower", "ttft_upper", "memory_per_chip", "fits")
+
+
+def llm_sweep_table(result: LlmSweepResult) -> tuple[list[str], Array]:
+    """The LLM sweep view as a table: ``B``, then for every chip the
+    :data:`SWEEP_TABLE_FIELDS` (tokens/s, s, bytes), as a header and a (points × columns) array."""
+    b = np.asarray(result.batch, dtype=np.float64)
+    header, cols = ["B"], [b]
+    for r in result.chips:
+        name = r["chip"].label()
+        for k in SWEEP_TABLE_FIELDS:
+            header.append(f"{name}: {k}")
+            cols.append(np.broadcast_to(np.asarray(r[k], dtype=np.float64), b.shape))
+    return header, np.column_stack(cols)
