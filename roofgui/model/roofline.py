@@ -189,11 +189,15 @@ def evaluate_work(work: Work, figures: ChipFigures) -> Result:
 
 def evaluate_many(work: Work, chips: Sequence[Chip], settings: Settings = Settings()) -> Result:
     """One op against many chips at once: arrays gain a leading chip axis."""
-    figs = [chip_figures(c, work, settings) for c in chips]
-    shape = (len(figs),) + (1,) * np.ndim(work.flops)
-    peak = np.array([f.peak for f in figs]).reshape(shape)
-    hbm = np.array([f.hbm_bandwidth for f in figs]).reshape(shape)
-    link = np.array([f.link_bandwidth or 0.0 for f in figs]).reshape(shape)
+    return evaluate_figures(work, [chip_figures(c, work, settings) for c in chips])
+
+
+def evaluate_figures(work: Work, figures: Sequence[ChipFigures]) -> Result:
+    """:func:`evaluate_many` for chip figures already looked up: one roofline call."""
+    shape = (len(figures),) + (1,) * np.ndim(work.flops)
+    peak = np.array([f.peak for f in figures]).reshape(shape)
+    hbm = np.array([f.hbm_bandwidth for f in figures]).reshape(shape)
+    link = np.array([f.link_bandwidth or 0.0 for f in figures]).reshape(shape)
     return roofline(work.flops, work.hbm_bytes, work.net_bytes, peak, hbm, link)
 
 

@@ -37,7 +37,7 @@ from .errors import ModelError, ScenarioError
 from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, op_work
 from .paths import atomic_write
 from .roofline import (Analysis, Result, Settings, analyze, chip_figures,  # noqa: F401
-                       critical_values_many, evaluate_many, roofline)
+                       critical_values_many, evaluate_figures, evaluate_many)
 from .units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
 
 FORMAT = "roofgui-scenario"
@@ -449,12 +449,7 @@ def _op_phases(kind, op: OpSpec, chips: list[Chip], settings: Settings) -> dict[
             per_phase[phase] = [c if isinstance(c, ModelError) else e for c in cells]
             continue
         if ok:  # every chip in one roofline call, each chip's Result a view of its row
-            figs_ok = [cells[c] for c in ok]
-            lead = (len(ok),) + (1,) * np.ndim(work.flops)
-            res = roofline(work.flops, work.hbm_bytes, work.net_bytes,
-                           np.array([f.peak for f in figs_ok]).reshape(lead),
-                           np.array([f.hbm_bandwidth for f in figs_ok]).reshape(lead),
-                           np.array([f.link_bandwidth or 0.0 for f in figs_ok]).reshape(lead))
+            res = evaluate_figures(work, [cells[c] for c in ok])
             fields = [getattr(res, f) for f in Result.__dataclass_fields__]
             for j, (c, crit) in enumerate(zip(ok, crits)):
                 figs = cells[c]
@@ -535,12 +530,7 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
                     errors.append(f"{op.name} on {chip.name}: {e}")
             if not ok_chips:
                 continue
-            # evaluate_many(work, ok_chips, settings), from the figures already at hand
-            lead = (len(ok_figs),) + (1,) * np.ndim(work.flops)
-            res = roofline(work.flops, work.hbm_bytes, work.net_bytes,
-                           np.array([f.peak for f in ok_figs]).reshape(lead),
-                           np.array([f.hbm_bandwidth for f in ok_figs]).reshape(lead),
-                           np.array([f.link_bandwidth or 0.0 for f in ok_figs]).reshape(lead))
+            res = evaluate_figures(work, ok_figs)  # evaluate_many, without a second lookup
             crits = critical_values_many(kind, op.full_dims(), ok_figs, dtypes=op.dtypes,
                                          shard=op.shard_obj(), params=op.params, phase=phase,
                                          names=[scenario.sweep.dim])
