@@ -275,7 +275,8 @@ class MainWindow(QMainWindow):
         install_sweep_choices(self.sweep_controls)
         self.tabs.addTab(sweep_page, "S&weep")
         self.tabs.setTabToolTip(TAB_ROOFLINE, "Attainable FLOP/s against arithmetic intensity (Ctrl+1)")
-        self.tabs.setTabToolTip(TAB_SWEEP, "Attainable FLOP/s or time against one dimension (Ctrl+2)")
+        self.tabs.setTabToolTip(TAB_SWEEP, "Attainable FLOP/s or time against one dimension; for an "
+                                "LLM step, throughput or per-token latency against batch (Ctrl+2)")
         fit = QToolButton()
         fit.setText("Fit")
         fit.setAccessibleName("Fit")
