@@ -16,5 +16,12 @@ bench: setup
 screenshot: setup
 	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py
 
+wheel: setup
+	.venv/bin/python -m pip wheel --no-deps -w dist .
+
+bundle: setup
+	bash packaging/build.sh
+	bash packaging/smoke_test.sh
+
 clean:
 	rm -rf .venv build dist *.egg-info

@@ -8,7 +8,7 @@ PY=${PYTHON:-python3}
 # Shared libraries the Qt platform plugins (offscreen, xcb) load, and Xvfb for screenshots.
 DEB_PKGS="libegl1 libgl1 libglib2.0-0 libfontconfig1 libfreetype6 libxkbcommon0 libxkbcommon-x11-0 \
 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 \
-libxcb-render-util0 libxcb-image0 libxcb-xkb1 libx11-xcb1 fonts-dejavu-core xvfb xauth desktop-file-utils"
+libxcb-render-util0 libxcb-image0 libxcb-xkb1 libx11-xcb1 fonts-dejavu-core xvfb xauth desktop-file-utils appstream"
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
