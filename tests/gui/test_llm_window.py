@@ -348,3 +348,23 @@ def test_the_llm_view_is_what_export_draws(window, shipped):
                 state.scenario.chips.index(c)].max_batch
     finally:
         fig.close()
+
+
+def test_the_view_follows_the_selected_llm_step(window, shipped):
+    assert window.controller.open_path(EXAMPLES / "10-llm-llama-2-7b-one-gpu.json", ask=False)
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    window.form.ops.duplicate_button.click()
+    flush(window)
+    assert len(window.doc.scenario.ops) == 2 and window.doc.scenario.selected == 1
+    choose(window.form.editor.current_page().findChild(QComboBox, "param_model"), "llama-3-8b")
+    flush(window)
+    plot = window.llm_sweep_plot
+    sc = window.doc.scenario
+    assert plot.geometry.lines and sc.ops[1].params["model"] == "llama-3-8b"
+    walls = lambda: {ln.chip_id: ln.max_batch for ln in plot.geometry.lines}  # noqa: E731
+    assert walls() == {c: llm.llm_sweep(sc.ops[1], shipped.get(c), 1.0)["max_batch"] for c in sc.chips}
+    window.form.ops.list.setCurrentRow(0)
+    flush(window)
+    assert window.doc.scenario.selected == 0
+    assert walls() == {"h100-sxm": 181, "mi300x": 487}  # Llama-2 7B again
