@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLay
                                QToolButton, QVBoxLayout, QWidget)
 
 from ..model.catalog import Catalog
-from ..model.chips import LINK_NAMES, SHARD_LINKS
+from ..model.chips import LINK_NAMES, SCALE_UP
 from ..model.dtypes import DTYPES
 from ..model.errors import ModelError
 from ..model.ops import DTYPE_ROLES, OP_KINDS, OpKind, op_work
@@ -34,6 +34,7 @@ from .widgets import (Binding, QuantityEdit, bind, field_with_message, make_comb
                       set_combo_items, signals_blocked)
 
 LINK_LABELS = {
+    SCALE_UP: "Each chip's scale-up link (ICI / NVLink / xGMI …)",
     "ici": "ICI (TPU inter-chip)",
     "nvlink": "NVLink",
     "xgmi": "xGMI / Infinity Fabric",
@@ -41,7 +42,6 @@ LINK_LABELS = {
     "pcie": "PCIe",
     "dcn": "Data-centre network",
     "ethernet": "Ethernet",
-    "scale-up": "Each chip's own scale-up link",
 }
 
 DTYPE_HELP = {
@@ -562,8 +562,11 @@ class OpEditor(QWidget):
                                        integer=True, max_value=1_000_000)
         self.chips_edit.setObjectName("shard_n")
         self.link_combo = make_combo("Link", "The chip-to-chip link the shards communicate over "
-                                     "(its one-way bandwidth per chip comes from each chip's spec).",
-                                     [(LINK_LABELS.get(n, n), n) for n in SHARD_LINKS])
+                                     "(its one-way bandwidth per chip comes from each chip's spec). "
+                                     "“Each chip's scale-up link” takes every chip's own fastest one "
+                                     "(ICI on a TPU, NVLink on an NVIDIA GPU, xGMI on an AMD GPU …), "
+                                     "so one sharded op compares across vendors.",
+                                     [(LINK_LABELS.get(n, n), n) for n in (SCALE_UP,) + LINK_NAMES])
         self.link_combo.setObjectName("shard_link")
         sg.addWidget(make_label("Split", self.axis_combo, self.axis_combo.toolTip()), 0, 0)
         sg.addWidget(self.axis_combo, 0, 1)
@@ -633,16 +636,9 @@ class OpEditor(QWidget):
             op.shard.link = link
 
     def _default_link(self) -> str:
-        """The fastest-kind link of the first checked chip (ICI for TPUs, NVLink for NVIDIA …)."""
-        for ref in self.doc.scenario.chips:
-            try:
-                chip = self.catalog.get(ref)
-            except ModelError:
-                continue
-            for name in LINK_NAMES:  # ordered scale-up links first
-                if name in chip.links:
-                    return name
-        return "ici"
+        """Each chip's own scale-up link (ICI on TPUs, NVLink on NVIDIA, xGMI on AMD …): turning
+        sharding on then works on every checked chip, whatever its vendor."""
+        return SCALE_UP
 
     # -- reading -----------------------------------------------------------------
     def page(self, kind: str) -> _KindPage:

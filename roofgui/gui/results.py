@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
+from ..model.chips import SCALE_UP
 from ..model.errors import ModelError
 from ..model.ops import OP_KINDS
 from ..model.report import record, working
@@ -25,6 +26,8 @@ from ..model.units import format_number, format_si, format_time
 _ROWS: list[tuple[str, str, str, str]] = [
     ("FLOPs", "flops", "si:FLOP", "Floating-point operations per chip (a multiply-add is 2)."),
     ("Bytes (HBM)", "hbm_bytes", "si:B", "Bytes read from and written to HBM per chip."),
+    ("Link", "link", "link", "The link this chip's shards talk over, with its one-way bandwidth "
+     "(“each chip's scale-up link” is ICI on a TPU, NVLink on an NVIDIA GPU, xGMI on an AMD GPU …)."),
     ("Bytes (link)", "net_bytes", "si:B", "Bytes each chip sends over the link (sharded ops)."),
     ("Intensity", "intensity", "num:FLOP/B", "FLOPs per HBM byte: the op's x position on the roofline."),
     ("Critical intensity", "critical_intensity", "num:FLOP/B",
@@ -61,6 +64,9 @@ def _fmt(kind: str, v, rec: dict) -> str:
         return f"{float(v):.1%}"
     if kind == "peak":
         return f"{format_si(float(v), 'FLOP/s')} ({rec.get('peak_dtype', '')})"
+    if kind == "link":
+        bw = rec.get("link_bandwidth")
+        return f"{v} · {format_si(float(bw), 'B/s')}" if bw else str(v)
     return str(v)
 
 
@@ -186,7 +192,7 @@ class ResultsPanel(QWidget):
         crit_names = critical_order(op.kind)
         any_link = any(r["link"] for r in recs)
         rows = [r for r in _ROWS if any_link or r[1] not in
-                ("net_bytes", "net_intensity", "net_critical_intensity", "t_net")]
+                ("link", "net_bytes", "net_intensity", "net_critical_intensity", "t_net")]
         rows += [(f"Critical {n}", f"critical:{n}", "crit",
                   f"The value of {n} at which the op turns compute-bound (T_math equals the largest "
                   f"comms time), the others held fixed. '—': never, along {n}.")
@@ -318,6 +324,8 @@ class ResultsPanel(QWidget):
 def _describe(op, kind_label: str) -> str:
     dims = ", ".join(f"{k}={format_number(v)}" for k, v in op.full_dims().items())
     dts = " ".join(f"{r}:{v}" for r, v in op.dtypes.items())
-    shard = f" · split {op.shard.axis} over {op.shard.n} chips ({op.shard.link})" if op.shard_obj() else ""
+    link = "each chip's scale-up link" if op.shard and op.shard.link == SCALE_UP else (
+        op.shard.link if op.shard else "")
+    shard = f" · split {op.shard.axis} over {op.shard.n} chips ({link})" if op.shard_obj() else ""
     return f"{op.name} — {kind_label} · {dims}{' · ' + dts if dts else ''}{shard}"
 

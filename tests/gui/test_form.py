@@ -137,13 +137,21 @@ def test_keyboard_shortcuts_of_the_op_list(form, qtbot):
     assert len(doc.scenario.ops) == 1
 
 
-def test_sharding_defaults_to_the_first_chips_fast_link(form):
+def test_sharding_defaults_to_each_chips_scale_up_link(form):
     ed = form.editor
     doc = ed.doc
+    # "each chip's scale-up link" is the first choice of the link list, named as such
+    assert ed.link_combo.itemData(0) == "scale-up"
+    assert "scale-up link" in ed.link_combo.itemText(0)
+    assert ed.link_combo.findData("nvlink") > 0 and ed.link_combo.findData("ici") > 0
     doc.edit("chips", lambda s: setattr(s, "chips", ["mi300x", "h100-sxm"]))
     ed.axis_combo.setCurrentIndex(ed.axis_combo.findData("F"))
-    assert doc.scenario.ops[0].shard == ShardSpec("F", 2, "xgmi")
+    # not the first chip's xGMI (which the H100 lacks): each chip's own link
+    assert doc.scenario.ops[0].shard == ShardSpec("F", 2, "scale-up")
+    assert ed.link_combo.currentData() == "scale-up"
     assert ed.chips_edit.isEnabled() and ed.link_combo.isEnabled()
+    ed.link_combo.setCurrentIndex(ed.link_combo.findData("nvlink"))
+    assert doc.scenario.ops[0].shard == ShardSpec("F", 2, "nvlink")
     ed.axis_combo.setCurrentIndex(ed.axis_combo.findData(""))
     assert doc.scenario.ops[0].shard is None and not ed.chips_edit.isEnabled()
 

@@ -263,9 +263,25 @@ def test_dtype_and_sharding_through_the_form(window, qtbot):
     ed.axis_combo.setCurrentIndex(ed.axis_combo.findData("D"))
     flush(window)
     shard = window.doc.scenario.ops[0].shard
-    assert shard is not None and shard.axis == "D" and shard.n == 2 and shard.link == "ici"
-    assert "T_net" in window.results.working_text()
-    # the H100 has no ICI: a notice, not an exception, and the TPU still draws
+    assert shard is not None and shard.axis == "D" and shard.n == 2 and shard.link == "scale-up"
+    # each chip's own scale-up link: ICI on the TPU, NVLink on the H100, both drawn, named
+    assert window.notices.messages() == []
+    plot = window.roofline_plot
+    assert {(0, "", "tpu-v5e"), (0, "", "h100-sxm")} <= set(plot.points)
+    assert set(plot.net_points) == {(0, "", "tpu-v5e"), (0, "", "h100-sxm")}
+    assert "link:ici" in plot.roof_curves["tpu-v5e"] and "link:nvlink" in plot.roof_curves["h100-sxm"]
+    assert not any("scale-up" in k for c in plot.roof_curves.values() for k in c)
+    assert "link roof" in [lab.text for _, lab in plot.legend.items]
+    text = window.results.working_text()
+    assert "T_net" in text and "(ici)" in text and "(nvlink)" in text
+    assert {r["link"] for r in window.results.records()} == {"ici", "nvlink"}
+    links = [window.results.cell("Link", c) for c in range(window.results.table.columnCount())]
+    assert sorted(t.split(" · ")[0] for t in links) == ["ici", "nvlink"] and all("B/s" in t for t in links)
+    assert "each chip's scale-up link" in window.results.heading.text()
+    # a link the H100 lacks, chosen explicitly: a notice, not an exception, and the TPU still draws
+    ed.link_combo.setCurrentIndex(ed.link_combo.findData("ici"))
+    flush(window)
+    assert window.doc.scenario.ops[0].shard.link == "ici"
     assert any("ici" in m for m in window.notices.messages())
     assert window.notices.isVisibleTo(window)
     assert (0, "", "tpu-v5e") in window.roofline_plot.points
