@@ -583,3 +583,13 @@ def test_sweep_table_holds_every_chips_numbers(catalog):
     assert first == header and len(text.splitlines()) == res.batch.size + 1
     res_scenario.sweep.y = "flops"
     assert "attainable_flops" in table_csv(res_scenario, catalog, "sweep").splitlines()[0]
+
+
+def test_summary_names_each_chips_own_scale_up_link(catalog):
+    # sharded over "scale-up": the summary and its working name the link each chip actually uses
+    o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="scale-up")
+    for chip, name in (("h100-sxm", "nvlink"), ("mi300x", "xgmi")):
+        s = llm.llm_summary(o, catalog.get(chip))
+        assert s["inputs"]["link"] == name
+        (line,) = [ln for ln in s["working"] if ln.startswith("Inputs:")]
+        assert f"over {name} (" in line and "scale-up" not in line
