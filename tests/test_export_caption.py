@@ -51,3 +51,19 @@ def test_caption_mentions_what_ifs():
     cap = build_caption(sc, evaluate_scenario(sc, cat))
     assert "what-if peak ×2" in cap.chips
     assert "394 TFLOP/s" in cap.chips  # the doubled TPU v5e peak that is plotted
+
+
+def test_caption_cites_each_chips_own_link_when_sharded_over_scale_up():
+    from roofgui.model.scenario import Scenario, ShardSpec
+
+    cat = Catalog.load()
+    sc = Scenario(title="scale-up", chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("mm", "matmul", {"B": 4096, "D": 8192, "F": 8192}, {},
+                              ShardSpec("D", 2, "scale-up"))])
+    cap = build_caption(sc, evaluate_scenario(sc, cat))
+    assert "D sharded over 2 chips (each chip's scale-up link)" in cap.paragraphs()[0]
+    assert "ici 45 GB/s [" in cap.chips and "nvlink " in cap.chips
+    for cid, name in (("tpu-v5e", "ici"), ("h100-sxm", "nvlink")):
+        chip = cat.get(cid)
+        assert short_citation(chip.sources[chip.links[name].bandwidth.source]) in cap.sources
+    assert "scale-up 4" not in cap.chips

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..model.chips import SCALE_UP
 from ..model.ops import OP_KINDS
 from ..model.scenario import Evaluation, OpSpec, Scenario
 from ..model.units import format_si
@@ -39,7 +40,8 @@ def op_summary(op: OpSpec) -> str:
             names = {"x": "x", "w": "weights", "out": "out", "compute": "compute"}
             parts.append(", ".join(f"{names.get(r, r)} {d}" for r, d in dts.items()))
     if op.shard is not None and op.shard.n > 1:
-        parts.append(f"{op.shard.axis} sharded over {op.shard.n} chips ({op.shard.link})")
+        link = "each chip's scale-up link" if op.shard.link == SCALE_UP else op.shard.link
+        parts.append(f"{op.shard.axis} sharded over {op.shard.n} chips ({link})")
     for k, v in op.params.items():
         if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v):
             parts.append(f"{k}={v}")
@@ -108,7 +110,7 @@ def build_caption(scenario: Scenario, evaluation: Evaluation) -> Caption:
             if "hbm" not in seen:
                 seen.add("hbm")
                 figs.append(f"HBM {format_si(f.hbm_bandwidth, 'B/s')} {cite(chip, chip.hbm_bandwidth.source)}")
-            link = e.analysis.work.link
+            link = f.link_name or e.analysis.work.link  # "scale-up" resolved per chip
             if link and f.link_bandwidth and f"link:{link}" not in seen and link in chip.links:
                 seen.add(f"link:{link}")
                 figs.append(f"{link} {format_si(f.link_bandwidth, 'B/s')} "
