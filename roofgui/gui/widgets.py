@@ -145,7 +145,8 @@ class QuantityEdit(QLineEdit):
             self.message.clear()
             self.setAccessibleDescription("")
         else:
-            self.setStyleSheet(ERROR_STYLE)
+            if was_valid:  # a style sheet re-polishes the widget: only when it turns red
+                self.setStyleSheet(ERROR_STYLE)
             self.message.setText(msg)
             self.message.show()
             self.setAccessibleDescription(msg)
