@@ -314,6 +314,7 @@ class MainWindow(QMainWindow):
         self.doc.replaced.connect(self._on_replaced)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.roofline_plot.viewChangedByUser.connect(self.doc.set_view)
+        self.roofline_plot.opClicked.connect(self.select_op)
         self._build_menus()
         self._apply_palette()
         hints = QGuiApplication.styleHints()
@@ -468,6 +469,11 @@ class MainWindow(QMainWindow):
         if index == TAB_SWEEP:
             self.live.flush()
             self.live.sweep_if_stale()
+
+    def select_op(self, index: int) -> None:
+        """Select an op (clicked on the roofline): the op list, the form and the results follow."""
+        if 0 <= index < self.form.ops.list.count():
+            self.form.ops.list.setCurrentRow(index)
 
     def fit_view(self) -> None:
         if self.tabs.currentIndex() == TAB_SWEEP:

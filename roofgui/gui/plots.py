@@ -532,10 +532,16 @@ class RooflinePlot(_LogPlot):
     ``points[(op_index, phase, chip_id)]``, ``op_labels[(op_index, phase)]``,
     ``region_items[kind]``, ``region_labels[kind]``, ``legend``, ``legend_corner``,
     ``geometry`` (the last :class:`~roofgui.model.plotdata.RooflineGeometry`).
+
+    ``opClicked(op_index)`` is emitted when an op's point (or its link twin, or its
+    label) is clicked with the left button; the window decides what that selects.
     """
+
+    opClicked = Signal(int)
 
     def __init__(self, parent=None, style: PlotStyle | None = None):
         super().__init__(parent, style, "plain", "si")
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._x_title = "Arithmetic intensity (FLOP/byte)"
         self._y_title = "Attainable performance (FLOP/s)"
         self.geometry: pd.RooflineGeometry | None = None
@@ -891,6 +897,34 @@ class RooflinePlot(_LogPlot):
 
     def _bottom_labels(self) -> list:
         return list(self.ridge_labels.values())
+
+    # -- clicks -----------------------------------------------------------------
+    def op_at_scene(self, scene_pos) -> int | None:
+        """The op whose point, link twin or label is at a scene position (None: none)."""
+        for store in (self.points, self.net_points):
+            for key, item in store.items():
+                if self._scatter_hit(item, scene_pos):
+                    return key[0]
+        for key, item in self.op_labels.items():
+            if item.isVisible() and item.sceneBoundingRect().contains(scene_pos):
+                return key[0]
+        return None
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() != QtCore.Qt.MouseButton.LeftButton or event.double():
+            return
+        op = self.op_at_scene(event.scenePos())
+        if op is not None:
+            event.accept()
+            self.opClicked.emit(op)
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        super()._on_mouse_moved(scene_pos)
+        over = self.vb.sceneBoundingRect().contains(scene_pos) and \
+            self.op_at_scene(scene_pos) is not None
+        shape = QtCore.Qt.CursorShape.PointingHandCursor if over else QtCore.Qt.CursorShape.ArrowCursor
+        if self.viewport().cursor().shape() != shape:
+            self.viewport().setCursor(shape)
 
     # -- hover -----------------------------------------------------------------
     def _readout_text(self, x_log: float, y_log: float) -> str:

@@ -412,3 +412,34 @@ def test_sweep_keeps_the_rooflines_chip_colours(qtbot, cat):
     assert slots == {"h100-sxm": 0, "tpu-v5e": 3}
     pen = w.curves[(0, "", "tpu-v5e")].opts["pen"]
     assert pen.color().name().lower() == w.style.colour(3).lower()
+
+
+def _click(qtbot, plot, scene_pos, button=QtCore.Qt.MouseButton.LeftButton):
+    view_pos = plot.mapFromScene(scene_pos)
+    qtbot.mouseClick(plot.viewport(), button, pos=view_pos)
+
+
+def test_clicking_a_point_or_its_label_emits_op_clicked(roof, cat, qtbot):
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"], ops=[
+        OpSpec("small", "matmul", {"B": 16, "D": 8192, "F": 8192}, {}),
+        OpSpec("big", "matmul", {"B": 8192, "D": 8192, "F": 8192}, {}, ShardSpec("D", 2, "scale-up"))])
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.fit()
+    qtbot.wait(10)  # labels are laid out once Qt has sized them
+    got = []
+    roof.opClicked.connect(got.append)
+    (px, py), = scatter_xy(roof.points[(1, "", "h100-sxm")])
+    _click(qtbot, roof, roof.vb.mapViewToScene(QtCore.QPointF(px, py)))
+    assert got == [1]
+    (nx, ny), = scatter_xy(roof.net_points[(1, "", "tpu-v5e")])  # the link twin is op 1 too
+    _click(qtbot, roof, roof.vb.mapViewToScene(QtCore.QPointF(nx, ny)))
+    assert got == [1, 1]
+    label = roof.op_labels[(0, "")]
+    assert label.isVisible() and label.toPlainText() == "small"
+    _click(qtbot, roof, label.sceneBoundingRect().center())
+    assert got == [1, 1, 0]
+    # empty plot area and other buttons select nothing
+    x0, x1, y0, y1 = roof.view_range()
+    _click(qtbot, roof, roof.vb.mapViewToScene(QtCore.QPointF(x0 + 0.02 * (x1 - x0), y0 + 0.02 * (y1 - y0))))
+    _click(qtbot, roof, roof.vb.mapViewToScene(QtCore.QPointF(px, py)), QtCore.Qt.MouseButton.RightButton)
+    assert got == [1, 1, 0]

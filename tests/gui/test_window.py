@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QPalette
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QApplication, QCheckBox,
                                QComboBox, QFileDialog, QLabel, QLineEdit, QMessageBox)
@@ -14,6 +15,8 @@ from roofgui.gui.main_window import MainWindow, TAB_SWEEP
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import default_scenario, load_scenario
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 
 
 def close_quietly(w):
@@ -210,6 +213,29 @@ def test_adding_an_op_adds_a_point_and_a_sweep_curve(window, qtbot):
     assert (1, "", "h100-sxm") in window.roofline_plot.points
     assert {k[0] for k in window.sweep_plot.curves} == {0, 1}
     assert window.form.ops.list.count() == 2
+
+
+def test_clicking_an_op_on_the_roofline_selects_it(window, qtbot, shipped):
+    window.doc.load(load_scenario(EXAMPLES / "09-mlp-on-three-gpus.json"))
+    window.roofline_plot.fit()
+    flush(window)
+    qtbot.wait(10)
+    assert window.doc.scenario.selected == 0
+    plot = window.roofline_plot
+    x, y = plot.points[(2, "", "b200")].getData()
+    scene = plot.vb.mapViewToScene(QPointF(float(x[0]), float(y[0])))
+    qtbot.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton, pos=plot.mapFromScene(scene))
+    flush(window)
+    name = window.doc.scenario.ops[2].name
+    assert window.doc.scenario.selected == 2 and window.form.ops.list.currentRow() == 2
+    assert window.results.heading.text().startswith(name)
+    assert not window.isWindowModified()  # selecting is not an edit
+    label = plot.op_labels[(1, "")]
+    qtbot.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton,
+                     pos=plot.mapFromScene(label.sceneBoundingRect().center()))
+    flush(window)
+    assert window.doc.scenario.selected == 1
+    assert window.results.heading.text().startswith(window.doc.scenario.ops[1].name)
 
 
 def test_op_list_duplicate_rename_reorder_remove(window, qtbot):
