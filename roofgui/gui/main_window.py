@@ -201,7 +201,8 @@ class LiveEvaluator(QObject):
             curves, errors = [], [str(e)]
         self.sweep_errors = errors
         self._sweep_stale = False
-        w.sweep_plot.update_from(sc, curves)
+        g = w.roofline_plot.geometry  # a chip keeps its roofline colour in the sweep
+        w.sweep_plot.update_from(sc, curves, colours=dict(g.colours) if g is not None else None)
         if self.evaluation is not None:
             w.notices.set_messages(w.catalog_messages() + self.evaluation.errors + errors)
 

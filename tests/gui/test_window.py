@@ -238,6 +238,20 @@ def test_clicking_an_op_on_the_roofline_selects_it(window, qtbot, shipped):
     assert window.results.heading.text().startswith(window.doc.scenario.ops[1].name)
 
 
+def test_a_chip_has_one_colour_in_the_roofline_and_the_sweep(window):
+    # the roofline keeps the H100's slot when the TPU goes; the MI300X takes the free one
+    window.doc.edit("chips", lambda s: setattr(s, "chips", ["h100-sxm", "mi300x"]))
+    flush(window)
+    roof = dict(window.roofline_plot.geometry.colours)
+    assert roof["h100-sxm"] != 0  # not what a fresh sweep would give the first chip
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    sweep = {ln.chip_id: ln.colour for ln in window.sweep_plot.geometry.lines}
+    assert sweep == {c: roof[c] for c in ("h100-sxm", "mi300x")}
+    pen = window.sweep_plot.curves[(0, "", "h100-sxm")].opts["pen"]
+    assert pen.color().name().lower() == window.chip_colours()["h100-sxm"].lower()
+
+
 def test_op_list_duplicate_rename_reorder_remove(window, qtbot):
     ops = window.form.ops
     qtbot.mouseClick(ops.duplicate_button, Qt.MouseButton.LeftButton)
