@@ -329,6 +329,24 @@ def test_sweep_several_chips_colour_by_chip_dash_by_op(cat):
     assert {ln.dash for ln in g.lines if ln.chip_id == "tpu-v5e"} == {"solid", "dash"}
 
 
+def test_sweep_shows_a_repeated_critical_label_once(cat):
+    # two ops with the same curve (a duplicated op) have one "B* = …" label between them
+    sc = q3_scenario(stop=4096)
+    sc.ops.insert(1, OpSpec("copy", "matmul", dict(sc.ops[0].dims), dict(sc.ops[0].dtypes)))
+    curves, _ = sweep_scenario(sc, cat)
+    g = pd.sweep_geometry(sc, curves)
+    a, b, other = g.lines
+    assert a.crit_label == b.crit_label and a.crit_x == b.crit_x
+    assert a.crit_label_shown and not b.crit_label_shown and other.crit_label_shown
+    assert other.crit_label != a.crit_label
+    # two chips: each chip's own value is labelled once (op 1 repeats op 0 on both)
+    sc.chips = ["tpu-v5e", "h100-sxm"]
+    g = pd.sweep_geometry(sc, sweep_scenario(sc, cat)[0])
+    shown = [(ln.chip_id, ln.crit_label) for ln in g.lines if ln.crit_label_shown]
+    assert len(shown) == len(set(shown)) == 4
+    assert all(ln.crit_label_shown is (ln.op_index != 1) for ln in g.lines)
+
+
 def test_sweep_marker_hidden_when_critical_outside_range(cat):
     sc = q3_scenario(stop=64)  # both knees are above 64
     curves, _ = sweep_scenario(sc, cat)

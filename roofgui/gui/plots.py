@@ -1014,8 +1014,9 @@ class SweepPlot(_LogPlot):
                 self._set_curve(("critguide",) + k, self.crit_guides[k], [ln.crit_x, ln.crit_x],
                                 [ln.crit_y, -pd.LOG_INF])
                 self._set_text(("critlabel",) + k, self.crit_labels[k], ln.crit_label)
-            for item in (self.crit_markers[k], self.crit_guides[k], self.crit_labels[k]):
+            for item in (self.crit_markers[k], self.crit_guides[k]):
                 item.setVisible(has)
+            self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
         self._restyle_items()
         self._rebuild_legend()
         if refit and g.lines:
@@ -1074,7 +1075,7 @@ class SweepPlot(_LogPlot):
             x0, x1, y0, y1 = self.view_range()
             px_x = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
             char_w = _text_px(s, s.annotation_font_pt) * 0.5
-            lines = sorted((ln for ln in g.lines if ln.crit_x is not None),
+            lines = sorted((ln for ln in g.lines if ln.crit_x is not None and ln.crit_label_shown),
                            key=lambda ln: ln.crit_x)
             widths = [(len(ln.crit_label) + 1.5) * char_w / px_x for ln in lines]
             rows = pd.stack_rows([ln.crit_x for ln in lines], widths)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -638,6 +638,9 @@ class SweepLine:
     crit_label: str
     legend: str  # the op alone when one chip is shown, else "op — chip"
     tooltip: str
+    #: False when an earlier line already labels the same critical value at the same x
+    #: (two ops with identical curves): the plot draws that label once
+    crit_label_shown: bool = True
 
     @property
     def key(self) -> tuple[int, str, str]:
@@ -730,6 +733,7 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
         if lx.size:
             xs += [float(lx.min()), float(lx.max())]
             ys += [float(ly.min()), float(ly.max())]
+    lines = dedupe_critical_labels(lines)
     if xs:
         x0, x1 = min(xs), max(xs)
         pad = 0.02 * max(x1 - x0, 0.5)  # keep the end ticks' labels clear of the frame
@@ -744,6 +748,22 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
                else "Time per op, T_lower (s)")
     return SweepGeometry(tuple(lines), fit, _dim_title(curves, dim), y_title,
                          "si" if mode == "flops" else "time", dim, colours)
+
+
+def dedupe_critical_labels(lines: Sequence[SweepLine], tol: float = 1e-9) -> list[SweepLine]:
+    """Mark all but the first of the lines whose critical label has the same text at the
+    same x (log10, within ``tol``) as not shown, so identical labels are drawn once."""
+    out: list[SweepLine] = []
+    seen: list[tuple[str, float]] = []
+    for ln in lines:
+        if ln.crit_x is not None and ln.crit_label:
+            dup = any(t == ln.crit_label and abs(x - ln.crit_x) <= tol for t, x in seen)
+            if dup:
+                ln = replace(ln, crit_label_shown=False)
+            else:
+                seen.append((ln.crit_label, ln.crit_x))
+        out.append(ln)
+    return out
 
 
 def _dim_title(curves, dim: str) -> str:

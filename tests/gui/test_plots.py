@@ -310,6 +310,21 @@ def test_sweep_two_ops_two_chips_has_four_curves_with_critical_markers(qtbot, ca
     assert len(w.legend.items) == 2
 
 
+def test_sweep_draws_a_repeated_critical_label_once(qtbot, cat):
+    w = SweepPlot()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    mm = OpSpec("a", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})
+    sc = Scenario(chips=["tpu-v5e"], ops=[mm, OpSpec("b", "matmul", dict(mm.dims), dict(mm.dtypes)),
+                                          OpSpec("c", "matmul", {"D": 1024, "F": 1024}, {"w": "int8"})])
+    w.update_from(sc, sweep_scenario(sc, cat)[0])
+    labels = {k[0]: lab for k, lab in w.crit_labels.items()}
+    assert labels[0].toPlainText() == labels[1].toPlainText() == "B* = 136"
+    assert labels[0].isVisible() and not labels[1].isVisible() and labels[2].isVisible()
+    assert all(w.crit_markers[(i, "", "tpu-v5e")].isVisible() for i in range(3))
+
+
 def test_sweep_time_mode_switches_the_axis(qtbot, cat):
     w = SweepPlot()
     qtbot.addWidget(w)
