@@ -307,6 +307,12 @@ class _LogPlot(pg.PlotWidget):
                         autoExpandTextSpace=True)
             ax.setGrid(False)
         self.grid_item.setPen(_pen(s.foreground, s.grid_width, alpha=s.grid_alpha))
+        # room above the view for half a tick label: a decade at the top edge ("10 P") is
+        # labelled whole, not cut off by the widget
+        half = QtGui.QFontMetricsF(_font(s, s.tick_font_pt)).height() / 2
+        lay = self.getPlotItem().layout
+        ml, _, mr, mb = lay.getContentsMargins()
+        lay.setContentsMargins(ml, float(np.ceil(half)) + 1.0, mr, mb)
         self._set_titles(self._x_title, self._y_title)
         lg = self.legend
         lg.setPen(_pen(s.legend_border, 1.0))

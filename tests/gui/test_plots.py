@@ -458,3 +458,23 @@ def test_clicking_a_point_or_its_label_emits_op_clicked(roof, cat, qtbot):
     _click(qtbot, roof, roof.vb.mapViewToScene(QtCore.QPointF(x0 + 0.02 * (x1 - x0), y0 + 0.02 * (y1 - y0))))
     _click(qtbot, roof, roof.vb.mapViewToScene(QtCore.QPointF(px, py)), QtCore.Qt.MouseButton.RightButton)
     assert got == [1, 1, 0]
+
+
+@pytest.mark.parametrize("style", [SCREEN_LIGHT, SLIDE], ids=["screen", "slide"])
+def test_a_tick_at_the_top_edge_is_drawn_whole(qtbot, cat, style):
+    # the fitted view of a 2.25 PFLOP/s chip ends at 10 P: its label must not be cut off
+    w = RooflinePlot(style=style)
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    sc = Scenario(chips=["b200"], ops=[OpSpec("mm", "matmul", {"B": 4096, "D": 8192, "F": 8192}, {})])
+    w.update_from(sc, evaluate_scenario(sc, cat))
+    w.fit()
+    qtbot.wait(10)
+    ax = w._y_axis
+    x0, x1, y0, y1 = w.view_range()
+    majors = ax.tickValues(y0, y1, w.vb.height())[0][1]
+    assert max(majors) == pytest.approx(y1)  # a labelled decade right at the top edge
+    top_px = w.mapFromScene(w.vb.mapViewToScene(QtCore.QPointF(x0, y1))).y()
+    half = QtGui.QFontMetricsF(ax.style["tickFont"]).height() / 2
+    assert top_px - half >= 0  # the label's top is inside the widget
