@@ -123,18 +123,18 @@ def table(res: dict) -> list[tuple[str, str, str, str]]:
         lp = m["plain_loop_s"]["median"]
         rows.append(("1. Model: evaluate_many, 10k × 8 chips",
                      f"{_ms(m['evaluate_many_s']['median'])} (p95 {_ms(m['evaluate_many_s']['p95'])})",
-                     f"plain loop {_ms(lp)}: {m['speedup_evaluate_many']:.0f}× faster",
+                     f"plain loop {_ms(lp)}: {m['speedup_evaluate_many']:.1f}× faster",
                      f"≥ 50×: {_mark(m['speedup_evaluate_many'] >= BUDGET['model_speedup'])}"))
         rows.append(("1. Model: sweep_scenario, 10k × 8 chips",
                      f"{_ms(m['sweep_scenario_s']['median'])} (p95 {_ms(m['sweep_scenario_s']['p95'])})",
-                     f"plain loop {_ms(lp)}: {m['speedup_sweep_scenario']:.0f}× faster",
+                     f"plain loop {_ms(lp)}: {m['speedup_sweep_scenario']:.1f}× faster",
                      f"≥ 50×: {_mark(m['speedup_sweep_scenario'] >= BUDGET['model_speedup'])}"))
         if "cpu_speedup_evaluate_many" in m:
             rows.append(("1. … the same, process CPU time (load-independent)",
                          f"evaluate_many {_ms(m['cpu_evaluate_many_s']['median'])}, "
                          f"sweep_scenario {_ms(m['cpu_sweep_scenario_s']['median'])}",
                          f"plain loop {_ms(m['cpu_plain_loop_s']['median'])}: "
-                         f"{m['cpu_speedup_evaluate_many']:.0f}× and {m['cpu_speedup_sweep_scenario']:.0f}×",
+                         f"{m['cpu_speedup_evaluate_many']:.1f}× and {m['cpu_speedup_sweep_scenario']:.1f}×",
                          f"≥ 50×: {_mark(min(m['cpu_speedup_evaluate_many'], m['cpu_speedup_sweep_scenario']) >= BUDGET['model_speedup'])}"))
     if "edit" in res:
         for view, r in res["edit"].items():
@@ -204,13 +204,30 @@ def table(res: dict) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def _print_table(res: dict, markdown: bool) -> None:
+    rows = table(res)
+    if markdown:
+        print("| Measurement | Figure | Baseline (same run) | Budget |")
+        print("|---|---|---|---|")
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        w0 = max(len(r[0]) for r in rows)
+        for r in rows:
+            print(f"{r[0]:<{w0}}  {r[1]}\n{'':<{w0}}  {r[2]}\n{'':<{w0}}  {r[3]}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     p.add_argument("--only", help="comma-separated part numbers, e.g. 1,3")
     p.add_argument("--json", help="write every sample and summary here")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    p.add_argument("--from-json", help="print the table of a run saved with --json (runs nothing)")
     a = p.parse_args()
+    if a.from_json:
+        _print_table(json.loads(Path(a.from_json).read_text()), a.markdown)
+        return
     parts = sorted(int(x) for x in a.only.split(",")) if a.only else sorted(PARTS)
     info = machine()
     print(f"Roofline Explorer benchmark — {info['cpu']}, {info['nproc']} CPUs, "
@@ -224,17 +241,8 @@ def main() -> None:
         print(f"  part {n} ({name}) …", end="", flush=True)
         res[name] = fn(a.quick)
         print(f" {time.monotonic() - t0:.0f} s", flush=True)
-    rows = table(res)
     print()
-    if a.markdown:
-        print("| Measurement | Figure | Baseline (same run) | Budget |")
-        print("|---|---|---|---|")
-        for r in rows:
-            print("| " + " | ".join(r) + " |")
-    else:
-        w0 = max(len(r[0]) for r in rows)
-        for r in rows:
-            print(f"{r[0]:<{w0}}  {r[1]}\n{'':<{w0}}  {r[2]}\n{'':<{w0}}  {r[3]}")
+    _print_table(res, a.markdown)
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1))
 
