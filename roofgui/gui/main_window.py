@@ -265,13 +265,12 @@ class MainWindow(QMainWindow):
         self.sweep_plot = SweepPlot()
         self.sweep_plot.setAccessibleName("Sweep plot")
         # the LLM step's views (throughput, per-token latency against batch) share the tab
-        from .llm_sweep import LlmSweepPlot, install_sweep_choices
+        # (built when first shown: see llm_sweep_plot)
+        from .llm_sweep import install_sweep_choices
 
-        self.llm_sweep_plot = LlmSweepPlot()
-        self.llm_sweep_plot.setAccessibleName("LLM sweep plot")
+        self._llm_sweep_plot = None
         self.sweep_stack = QStackedWidget()
         self.sweep_stack.addWidget(self.sweep_plot)
-        self.sweep_stack.addWidget(self.llm_sweep_plot)
         sl.addWidget(self.sweep_stack, 1)
         install_sweep_choices(self.sweep_controls)
         self.tabs.addTab(sweep_page, "S&weep")
@@ -446,12 +445,25 @@ class MainWindow(QMainWindow):
             return self.roofline_plot
         return self.llm_sweep_plot if self.show_sweep_view() else self.sweep_plot
 
+    @property
+    def llm_sweep_plot(self):
+        """The LLM step's sweep views (:class:`~roofgui.gui.llm_sweep.LlmSweepPlot`), built on first use."""
+        if self._llm_sweep_plot is None:
+            from .llm_sweep import LlmSweepPlot
+
+            p = LlmSweepPlot(style=self.sweep_plot.style)
+            p.setAccessibleName("LLM sweep plot")
+            self.sweep_stack.addWidget(p)
+            self._llm_sweep_plot = p
+        return self._llm_sweep_plot
+
     def show_sweep_view(self) -> bool:
         """Show the sweep's LLM view (or the generic one), as the scenario asks; True for LLM."""
         from .llm_sweep import is_llm_view
 
         llm_view = is_llm_view(self.doc.scenario.sweep.y)
-        self.sweep_stack.setCurrentWidget(self.llm_sweep_plot if llm_view else self.sweep_plot)
+        if llm_view or self._llm_sweep_plot is not None:
+            self.sweep_stack.setCurrentWidget(self.llm_sweep_plot if llm_view else self.sweep_plot)
         return llm_view
 
     def catalog_messages(self) -> list[str]:
@@ -488,7 +500,8 @@ class MainWindow(QMainWindow):
         self.live.flush()
         self.roofline_plot.set_view(self.doc.scenario.view.roofline)
         self.sweep_plot.fit()
-        self.llm_sweep_plot.fit()
+        if self._llm_sweep_plot is not None:
+            self._llm_sweep_plot.fit()
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")
@@ -541,7 +554,9 @@ class MainWindow(QMainWindow):
     # -- palette -------------------------------------------------------------------------
     def _apply_palette(self) -> None:
         style = self._screen_style(palette_is_dark(self.palette()))
-        for p in (self.roofline_plot, self.sweep_plot, self.llm_sweep_plot):
+        for p in (self.roofline_plot, self.sweep_plot, self._llm_sweep_plot):
+            if p is None:
+                continue
             if p.style != style:
                 p.set_style(style)
         self.chips_panel.set_colours(self.chip_colours())

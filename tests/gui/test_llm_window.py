@@ -368,3 +368,13 @@ def test_the_view_follows_the_selected_llm_step(window, shipped):
     flush(window)
     assert window.doc.scenario.selected == 0
     assert walls() == {"h100-sxm": 181, "mi300x": 487}  # Llama-2 7B again
+
+
+def test_the_llm_plot_is_built_only_when_first_shown_and_in_the_windows_style(window):
+    assert window._llm_sweep_plot is None  # a matmul scenario: no cost at start-up
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    assert window._llm_sweep_plot is None and window.current_plot() is window.sweep_plot
+    make_llm(window)
+    plot = to_sweep_view(window, "latency")
+    assert window._llm_sweep_plot is plot and plot.style == window.sweep_plot.style
