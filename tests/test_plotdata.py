@@ -114,6 +114,25 @@ def test_scale_up_link_roofs_are_each_chips_own_link(cat):
                        for r in chip.roofs + chip.ridges)
 
 
+
+def test_a_ridge_label_shared_by_chips_is_shown_once(cat):
+    # H100 and H200 have the same bf16 peak and NVLink: their link ridges (2 199) coincide;
+    # their HBM ridges (295, 206) differ and are each labelled
+    sc = Scenario(chips=["h100-sxm", "h200", "b200"],
+                  ops=[OpSpec("mm", "matmul", {"B": 4096, "D": 8192, "F": 8192}, {},
+                              ShardSpec("D", 8, "nvlink"))])
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    ridges = [r for c in g.chips for r in c.ridges]
+    shown = [(r.label, r.x) for r in ridges if r.label_shown]
+    assert len(shown) == len(set(shown))  # no label twice at one place
+    h100, h200 = g.chip("h100-sxm").ridges, g.chip("h200").ridges
+    link = [r for r in h100 + h200 if r.key.startswith("link:")]
+    assert len(link) == 2 and link[0].label == link[1].label and link[0].x == link[1].x
+    assert [r.label_shown for r in link] == [True, False]
+    assert all(r.label_shown for r in ridges if r.key.startswith("hbm|"))
+    assert all(r.label_shown for r in g.chip("b200").ridges)
+
+
 # -- roofs and points -------------------------------------------------------------
 
 def test_roofs_points_and_ridges_are_the_models(cat):

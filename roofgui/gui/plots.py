@@ -649,6 +649,7 @@ class RooflinePlot(_LogPlot):
                 self._set_curve(("guide",) + k, self.ridge_guides[k], [r.x, r.x],
                                 [r.y, -pd.LOG_INF])
                 self._set_text(("ridgelabel",) + k, self.ridge_labels[k], r.label)
+                self.ridge_labels[k].setVisible(r.label_shown)  # a value two chips share: once
         # -- points and op labels
         live_pts = {p.key for p in g.points}
         for k in list(self.points):
@@ -795,7 +796,8 @@ class RooflinePlot(_LogPlot):
         char_w = _text_px(s, s.annotation_font_pt) * 0.5
         line_h = _text_px(s, s.annotation_font_pt)
         # ridge intensities along the bottom, stacked where they would overlap
-        ridges = sorted(((c.chip_id, r) for c in g.chips for r in c.ridges), key=lambda t: t[1].x)
+        ridges = sorted(((c.chip_id, r) for c in g.chips for r in c.ridges if r.label_shown),
+                        key=lambda t: t[1].x)
         widths = [(len(r.label) + 1.5) * char_w / px_x for _, r in ridges]
         rows = pd.stack_rows([r.x for _, r in ridges], widths)
         for (cid, r), row in zip(ridges, rows):

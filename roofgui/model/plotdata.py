@@ -345,6 +345,9 @@ class Ridge:
     y: float  # log10
     label: str  # "240"
     tooltip: str
+    #: False when another chip's ridge already labels the same value at the same x
+    #: (two chips with the same peak and link): the plot draws that label once
+    label_shown: bool = True
 
 
 @dataclass(frozen=True)
@@ -566,9 +569,26 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
                                 f"peak {format_si(pv, 'FLOP/s')}"))
         chip_geoms.append(ChipGeometry(c.id, label, colours[c.id], tuple(roofs), tuple(ridges)))
 
+    chip_geoms = _dedupe_ridge_labels(chip_geoms)
     regions = region_intervals(r[2] for r in ridge_list)
     return RooflineGeometry(tuple(chip_geoms), tuple(points), tuple(op_labels(points)),
                             tuple(regions), fit, colours)
+
+
+def _dedupe_ridge_labels(chips: Sequence[ChipGeometry], tol: float = 1e-9) -> list[ChipGeometry]:
+    """Mark ridge labels repeating an earlier chip's text at the same x as not shown."""
+    seen: list[tuple[str, float]] = []
+    out: list[ChipGeometry] = []
+    for c in chips:
+        ridges = []
+        for r in c.ridges:
+            if any(t == r.label and abs(x - r.x) <= tol for t, x in seen):
+                r = replace(r, label_shown=False)
+            else:
+                seen.append((r.label, r.x))
+            ridges.append(r)
+        out.append(replace(c, ridges=tuple(ridges)))
+    return out
 
 
 def op_labels(points: Sequence[Point], min_dx: float = 0.25) -> list[OpLabel]:

@@ -478,3 +478,17 @@ def test_a_tick_at_the_top_edge_is_drawn_whole(qtbot, cat, style):
     top_px = w.mapFromScene(w.vb.mapViewToScene(QtCore.QPointF(x0, y1))).y()
     half = QtGui.QFontMetricsF(ax.style["tickFont"]).height() / 2
     assert top_px - half >= 0  # the label's top is inside the widget
+
+
+def test_a_ridge_value_two_chips_share_is_labelled_once(roof, cat):
+    sc = Scenario(chips=["h100-sxm", "h200"],
+                  ops=[OpSpec("mm", "matmul", {"B": 4096, "D": 8192, "F": 8192}, {},
+                              ShardSpec("D", 8, "nvlink"))])
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    link = {cid: lab for (cid, key), lab in roof.ridge_labels.items() if key.startswith("link:")}
+    assert link["h100-sxm"].toPlainText() == link["h200"].toPlainText()
+    assert link["h100-sxm"].isVisible() and not link["h200"].isVisible()
+    hbm = [lab for (cid, key), lab in roof.ridge_labels.items() if key.startswith("hbm|")]
+    assert len(hbm) == 2 and all(lab.isVisible() for lab in hbm)
+    # both ridge guides and markers are still drawn
+    assert len([k for k in roof.ridge_guides if k[1].startswith("link:")]) == 2
