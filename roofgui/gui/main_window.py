@@ -166,6 +166,7 @@ class LiveEvaluator(QObject):
         settings = sc.settings()
         if not _same_drawing(self.evaluation, self._settings, ev, settings):
             w.roofline_plot.update_from(sc, ev)  # (another op selected: the plot is as it was)
+        w.roofline_plot.set_selected_op(sc.selected if sc.ops else None)  # its label in bold
         self.evaluation, self._settings = ev, settings
         w.results.update_from(sc, ev)
         if w.tabs.currentIndex() == TAB_SWEEP:

@@ -547,6 +547,8 @@ class RooflinePlot(_LogPlot):
 
     def __init__(self, parent=None, style: PlotStyle | None = None):
         super().__init__(parent, style, "plain", "si")
+        #: the op whose labels are emphasised (the one selected in the window), or None
+        self.selected_op: int | None = None
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._x_title = "Arithmetic intensity (FLOP/byte)"
         self._y_title = "Attainable performance (FLOP/s)"
@@ -752,10 +754,13 @@ class RooflinePlot(_LogPlot):
                 it.setSize(s.marker_size * 0.85)
                 self.net_links[p.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.8))
         for k, item in self.op_labels.items():
-            if self._changed(("style", "oplabel") + k, id(s)):
+            on = k[0] == self.selected_op  # the op the results show: its label in bold, framed
+            if self._changed(("style", "oplabel") + k, (id(s), on)):
                 item.setColor(_qcolor(s.foreground))
-                item.setFont(ann)
+                item.setFont(ann_bold if on else ann)
                 item.fill = _halo(s)
+                item.border = _pen(s.muted, 1.0) if on else pg.mkPen(None)
+                item.update()
 
     def _rebuild_legend(self) -> None:
         g = self.geometry
@@ -905,6 +910,14 @@ class RooflinePlot(_LogPlot):
 
     def _bottom_labels(self) -> list:
         return list(self.ridge_labels.values())
+
+    def set_selected_op(self, index: int | None) -> None:
+        """Emphasise an op's labels (bold, framed): the op the window's results show."""
+        if index == self.selected_op:
+            return
+        self.selected_op = index
+        self._restyle_items()
+        self._relayout.start()  # a bold label is wider: slide it inwards again if need be
 
     # -- clicks -----------------------------------------------------------------
     def op_at_scene(self, scene_pos) -> int | None:

@@ -492,3 +492,21 @@ def test_a_ridge_value_two_chips_share_is_labelled_once(roof, cat):
     assert len(hbm) == 2 and all(lab.isVisible() for lab in hbm)
     # both ridge guides and markers are still drawn
     assert len([k for k in roof.ridge_guides if k[1].startswith("link:")]) == 2
+
+
+def test_the_selected_ops_labels_are_emphasised(roof, cat):
+    sc = Scenario(chips=["tpu-v5e"], ops=[
+        OpSpec("a", "matmul", {"B": 16}, {}), OpSpec("b", "matmul", {"B": 8192}, {})])
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    a, b = roof.op_labels[(0, "")], roof.op_labels[(1, "")]
+    assert not a.textItem.font().bold() and not b.textItem.font().bold()
+    roof.set_selected_op(1)
+    assert b.textItem.font().bold() and not a.textItem.font().bold()
+    assert b.border.style() != QtCore.Qt.PenStyle.NoPen and a.border.style() == QtCore.Qt.PenStyle.NoPen
+    item = roof.op_labels[(1, "")]
+    roof.update_from(sc, evaluate_scenario(sc, cat))  # an edit keeps the emphasis and the item
+    assert roof.op_labels[(1, "")] is item and item.textItem.font().bold()
+    roof.set_selected_op(0)
+    assert a.textItem.font().bold() and not b.textItem.font().bold()
+    roof.set_style(SCREEN_DARK)  # a new style keeps it too
+    assert a.textItem.font().bold() and not b.textItem.font().bold()

@@ -229,6 +229,8 @@ def test_clicking_an_op_on_the_roofline_selects_it(window, qtbot, shipped):
     name = window.doc.scenario.ops[2].name
     assert window.doc.scenario.selected == 2 and window.form.ops.list.currentRow() == 2
     assert window.results.heading.text().startswith(name)
+    assert plot.op_labels[(2, "")].textItem.font().bold()  # the plot shows which op it is
+    assert not plot.op_labels[(0, "")].textItem.font().bold()
     assert not window.isWindowModified()  # selecting is not an edit
     label = plot.op_labels[(1, "")]
     qtbot.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton,
