@@ -423,3 +423,26 @@ def test_spread_1d_and_least_covered():
     assert pd.least_covered(rects, [11], [5], margin=2) == 1
     x, y = pd.densify(np.array([0.0, 1.0]), np.array([0.0, 0.0]), 0.25)
     assert np.allclose(x, [0, 0.25, 0.5, 0.75, 1.0]) and np.allclose(y, 0)
+
+
+def test_place_label_avoids_points_and_stays_inside():
+    # a 40×10 label pinned at (100, 100) (pixels, y down): above, below, right, left
+    anchors = [(0.5, 1.3), (0.5, -0.3), (-0.2, 0.5), (1.2, 0.5)]
+    rects = pd.label_rects(100, 100, 40, 10, anchors)
+    assert rects[0] == pytest.approx((80, 87, 40, 10))  # above: bottom 3 px over the point
+    assert rects[1] == pytest.approx((80, 103, 40, 10))
+    assert rects[2] == pytest.approx((108, 95, 40, 10))
+    assert rects[3] == pytest.approx((52, 95, 40, 10))
+    # nothing in the way: the first (preferred) anchor
+    assert pd.place_label(100, 100, 40, 10, anchors, [], []) == 0
+    # a point where the label would go above: below instead
+    assert pd.place_label(100, 100, 40, 10, anchors, [95], [90]) == 1
+    # points above and below: to the right
+    assert pd.place_label(100, 100, 40, 10, anchors, [95, 95], [90, 108]) == 2
+    # … unless that leaves the bounds (left, top, right, bottom): to the left
+    assert pd.place_label(100, 100, 40, 10, anchors, [95, 95], [90, 108],
+                          bounds=(0, 0, 140, 200)) == 3
+    # every candidate outside the bounds: the preferred one
+    assert pd.place_label(100, 100, 40, 10, anchors, [], [], bounds=(99, 99, 101, 101)) == 0
+    # the label's own point does not count against any candidate
+    assert pd.place_label(100, 100, 40, 10, anchors, [100], [100], margin=6) == 0

@@ -809,21 +809,42 @@ class RooflinePlot(_LogPlot):
             lab = self.ridge_labels[(cid, r.key)]
             lab.setPos(r.x, y0)
             lab.setAnchor((0.5, 1.05 + 1.0 * row))
-        # op labels centred on their point, slid inwards where they would leave the view
-        # (an LLM step's prefill point often sits near the right edge)
+        # op labels beside their point: above or below (close neighbours alternate), else to
+        # its right or left, wherever they cover the fewest points and earlier op labels and
+        # stay in the view; centred ones slide inwards near the edges (an LLM prefill point)
+        pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points
+                                                if p.net_x is not None]
+        psx, psy = self._to_scene([q[0] for q in pts], [q[1] for q in pts])
+        vr = self.vb.sceneBoundingRect()
+        bounds = (vr.left(), vr.top(), vr.right(), vr.bottom())
+        placed_x: list[np.ndarray] = [psx]
+        placed_y: list[np.ndarray] = [psy]
         for ol in g.labels:
             item = self.op_labels.get(ol.key)
             if item is None:
                 continue
-            w = item.textItem.boundingRect().width() / px_x
+            br = item.textItem.boundingRect()
+            w_px, h_px = br.width(), br.height()
+            w = w_px / px_x
             edge = 4.0 / px_x
             ax = 0.5
             if w > 0:
                 ax = min(max(ax, 1.0 - (x1 - edge - ol.x) / w), (ol.x - x0 - edge) / w)
                 ax = min(max(ax, 0.0), 1.0)
-            anchor = (ax, 1.3 if ol.side == "above" else -0.3)
+            near, far = (1.3, -0.3) if ol.side == "above" else (-0.3, 1.3)
+            side = s.marker_size * 0.8 / w_px if w_px > 0 else 0.0
+            anchors = [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5)]
+            (lx,), (ly,) = self._to_scene([ol.x], [ol.y])
+            best = pd.place_label(float(lx), float(ly), w_px, h_px, anchors,
+                                  np.concatenate(placed_x), np.concatenate(placed_y), bounds,
+                                  margin=s.marker_size * 0.5)
+            anchor = anchors[best]
             if (item.anchor.x(), item.anchor.y()) != anchor:
                 item.setAnchor(anchor)
+            ((left, top, rw, rh),) = pd.label_rects(float(lx), float(ly), w_px, h_px, [anchor])
+            gx, gy = np.meshgrid(np.linspace(left, left + rw, 6), np.linspace(top, top + rh, 3))
+            placed_x.append(gx.ravel())
+            placed_y.append(gy.ravel())
         # compute-roof labels just above their roofs, spread apart: at the right edge,
         # or just after the ridge when an op's point sits where the label would go
         roofs = [(c.chip_id, r) for c in g.chips for r in c.roofs if r.label]

@@ -264,6 +264,35 @@ def least_covered(rects: Sequence[tuple[float, float, float, float]], xs, ys,
     return best
 
 
+def label_rects(x: float, y: float, w: float, h: float,
+                anchors: Sequence[tuple[float, float]]) -> list[tuple[float, float, float, float]]:
+    """Rectangles ``(left, top, width, height)`` of a ``w``×``h`` label pinned at ``(x, y)``
+    by each anchor ``(ax, ay)`` (the fraction of the label at the pin; y grows downwards)."""
+    return [(x - ax * w, y - ay * h, w, h) for ax, ay in anchors]
+
+
+def place_label(x: float, y: float, w: float, h: float, anchors: Sequence[tuple[float, float]],
+                xs, ys, bounds: tuple[float, float, float, float] | None = None,
+                margin: float = 0.0) -> int:
+    """Index of the anchor at which a ``w``×``h`` label pinned at ``(x, y)`` covers the fewest
+    points ``(xs, ys)`` (its own point, at the pin, is ignored).
+
+    Anchors whose label lies inside ``bounds`` ``(left, top, right, bottom)`` are preferred;
+    ties go to the earlier anchor, so callers list their preference first.  Pixel units.
+    """
+    rects = label_rects(x, y, w, h, anchors)
+    ok = [i for i, (l, t, rw, rh) in enumerate(rects)
+          if bounds is None or (l >= bounds[0] and t >= bounds[1]
+                                and l + rw <= bounds[2] and t + rh <= bounds[3])]
+    if not ok:
+        return 0
+    px = np.asarray(xs, dtype=np.float64)
+    py = np.asarray(ys, dtype=np.float64)
+    other = ~((np.abs(px - x) < 0.5) & (np.abs(py - y) < 0.5))
+    best = least_covered([rects[i] for i in ok], px[other], py[other], margin=margin)
+    return ok[best]
+
+
 def densify(x: np.ndarray, y: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
     """Points every ``step`` (or closer) along a polyline, ends included (units of x and y)."""
     x = np.asarray(x, dtype=np.float64)

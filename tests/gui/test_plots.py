@@ -510,3 +510,31 @@ def test_the_selected_ops_labels_are_emphasised(roof, cat):
     assert a.textItem.font().bold() and not b.textItem.font().bold()
     roof.set_style(SCREEN_DARK)  # a new style keeps it too
     assert a.textItem.font().bold() and not b.textItem.font().bold()
+
+
+@pytest.mark.parametrize("size", [(900, 600), (1200, 500)])
+def test_op_labels_cover_no_point(qtbot, cat, size):
+    # the busy example: 3 ops on 3 GPUs, the down-proj sharded (link twins too)
+    from pathlib import Path
+
+    from roofgui.model.scenario import load_scenario
+
+    sc = load_scenario(Path(__file__).resolve().parents[2] / "resources" / "examples"
+                       / "09-mlp-on-three-gpus.json")
+    w = RooflinePlot()
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    w.update_from(sc, evaluate_scenario(sc, cat))
+    w.fit()
+    qtbot.wait(20)
+    items = list(w.points.items()) + list(w.net_points.items())
+    for key, label in w.op_labels.items():
+        rect = label.sceneBoundingRect()
+        assert w.vb.sceneBoundingRect().contains(rect), key  # inside the view
+        for pkey, item in items:
+            (px, py), = scatter_xy(item)
+            pos = w.vb.mapViewToScene(QtCore.QPointF(px, py))
+            if (pkey[0], pkey[1]) == key and label.pos() == QtCore.QPointF(px, py):
+                continue  # its own pin
+            assert not rect.contains(pos), (key, pkey)
