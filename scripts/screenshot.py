@@ -4,7 +4,8 @@ Run under a virtual display:
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py
 
-Writes screenshots/main-window.png (and main-window-sweep.png, main-window-dark.png).
+Writes screenshots/main-window.png (and main-window-sweep.png, main-window-dark.png, and
+main-window-llm.png / main-window-llm-sweep.png: the LLM example opened from File ▸ Examples).
 It uses a throw-away settings directory, so it neither reads nor changes yours.
 """
 
@@ -66,6 +67,21 @@ def main(argv: list[str] | None = None) -> int:
         settle()
         win.grab().save(str(out / "main-window-sweep.png"))
         win.tabs.setCurrentIndex(TAB_ROOFLINE)
+        # an LLM step, opened as a user would: File ▸ Examples
+        llm = [a for a in win.controller.examples_menu.actions() if a.text().startswith("Llama-3 70B")]
+        if llm:
+            llm[0].trigger()
+            settle()
+            win.grab().save(str(out / "main-window-llm.png"))
+            win.tabs.setCurrentIndex(TAB_SWEEP)
+            settle()
+            win.grab().save(str(out / "main-window-llm-sweep.png"))
+            win.tabs.setCurrentIndex(TAB_ROOFLINE)
+            win.controller.open_path(args.scenario, ask=False)
+            if sharded:
+                win.form.ops.list.setCurrentRow(sharded[0])
+            settle()
+            win.roofline_plot.fit()
         dark = QPalette()
         for role, colour in ((QPalette.ColorRole.Window, "#2b2d30"), (QPalette.ColorRole.Base, "#1e1f22"),
                              (QPalette.ColorRole.AlternateBase, "#26282b"),
@@ -74,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
                              (QPalette.ColorRole.Highlight, "#2f65ca"),
                              (QPalette.ColorRole.HighlightedText, "#ffffff")):
             dark.setColor(role, QColor(colour))
+        for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text,
+                     QPalette.ColorRole.ButtonText):  # greyed-out buttons and fields read as such
+            dark.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+        dark.setColor(QPalette.ColorRole.PlaceholderText, QColor("#8c8c8c"))
         app.setPalette(dark)
         settle()
         win.grab().save(str(out / "main-window-dark.png"))
@@ -82,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
 
     QTimer.singleShot(300, shoot)
     app.exec()
-    for name in ("main-window.png", "main-window-sweep.png", "main-window-dark.png"):
+    for name in ("main-window.png", "main-window-sweep.png", "main-window-llm.png",
+                 "main-window-llm-sweep.png", "main-window-dark.png"):
         print(out / name)
     return 0
 
