@@ -813,6 +813,8 @@ class SweepControls(QWidget):
                                     "(the others stay as set in each op).", [])
         self.dim_combo.setObjectName("sweep_dim")
         self.dim_combo.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        # another scenario's dimension names ("Batch B (concurrent requests)") are shown whole
+        self.dim_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.start_edit = QuantityEdit("From", "First value of the swept dimension.")
         self.start_edit.setObjectName("sweep_start")
         self.stop_edit = QuantityEdit("To", "Last value of the swept dimension.")

@@ -12,7 +12,7 @@ from roofgui.gui.form import ScenarioForm, SweepControls, change_kind
 from roofgui.gui.widgets import QuantityEdit
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS, DimSpec, OpKind, Work, get_dtype
-from roofgui.model.scenario import OpSpec, ShardSpec
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +176,29 @@ def test_sweep_controls_list_the_dimensions_of_the_ops(qtbot, catalog):
     assert dims == ["B", "D", "F", "N"]
     sc.dim_combo.setCurrentIndex(3)
     assert doc.scenario.sweep.dim == "N"
+
+
+def test_sweep_dimension_combo_grows_to_its_text(qtbot, catalog):
+    # shown first with a matmul's "B (batch, tokens)", then an LLM step's longer
+    # "Batch B (concurrent requests)": the combo shows the whole name, not "Batch B (concurre…"
+    pytest.importorskip("roofgui.model.llm")
+    doc = ScenarioDocument()
+    sc = SweepControls(doc)
+    qtbot.addWidget(sc)
+    sc.resize(1000, 40)
+    sc.show()
+    combo = sc.dim_combo
+    short = combo.currentText()
+    qtbot.wait(10)  # laid out with the short name
+    llm = Scenario(ops=[OpSpec("serving", "llm", {"B": 64, "p": 1024, "d": 256})], chips=["h100-sxm"])
+    llm.sweep.dim = "B"
+    sc.hide()  # opened while the roofline tab is shown
+    doc.load(llm)
+    sc.show()
+    qtbot.wait(1)
+    text = combo.currentText()
+    assert len(text) > len(short) + 5
+    assert combo.width() >= combo.fontMetrics().horizontalAdvance(text) + 16
 
 
 def test_llm_step_has_a_model_picker_and_custom_fields(form, qtbot):
