@@ -377,6 +377,8 @@ CLI_FLAGS = [
     (LLM + ["--prefill", "{}"], "--prefill"),
     (LLM + ["--decode", "{}"], "--decode"),
     (LLM + ["--chips-count", "{}", "--link", "nvlink"], "--chips-count"),
+    (LLM + ["--model", "custom", "--arch", "hidden_size={},layers=32,heads=32,kv_heads=8,"
+            "ffn_size=14336,vocab_size=128256"], "hidden_size"),
 ]
 CLI_JUNK = ["0", "-1", "nan", "inf", "1e400", "", "   ", "٣", "💥", "2**5000", "1e16", "1e-300",
             "abc", "9" * 70, "0x10", "\u202e5"]

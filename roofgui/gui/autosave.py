@@ -124,6 +124,7 @@ class Autosaver(QObject):
 
     saved = Signal(str)     # the autosave file, after each write
     message = Signal(str)   # a problem worth a status-bar line
+    _flush = Signal()       # save now: direct on the GUI thread, queued from any other
 
     def __init__(self, doc: ScenarioDocument, parent: QObject | None = None, *,
                  directory: Path | None = None, delay_ms: int = AUTOSAVE_DELAY_MS) -> None:
@@ -149,6 +150,7 @@ class Autosaver(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(delay_ms)
         self.timer.timeout.connect(self.save_now)
+        self._flush.connect(self.save_now)
         doc.changed.connect(self.schedule)
         doc.fileChanged.connect(self._on_file_changed)
         _LIVE.add(self)
@@ -304,8 +306,7 @@ def _flush_on_error(exc_type, exc, tb) -> None:
     """Error listener: get unsaved work onto disk before anything else can go wrong."""
     for saver in list(_LIVE):
         try:
-            if saver.doc.is_modified():
-                saver.save_now()
+            saver._flush.emit()  # an error in a worker thread saves on the GUI thread
         except Exception:  # a deleted window, a broken document: nothing more to do
             pass
 

@@ -188,6 +188,23 @@ def test_an_unexpected_error_writes_the_autosave_at_once(window, qtbot, monkeypa
     assert saver.writes == 1 and read_autosave(saver.path).scenario.ops[0].dims["B"] == 999
 
 
+def test_an_error_in_a_worker_thread_saves_on_the_gui_thread(window, qtbot):
+    import threading
+
+    from roofgui.gui import errors_dialog
+
+    saver = window.autosaver
+    saver.timer.setInterval(3_600_000)
+    type_into(qtbot, window.form.editor.dim_edit("B"), "777")
+    rep = errors_dialog.ErrorReporter(show_dialog=False)
+    t = threading.Thread(target=lambda: rep.handle(RuntimeError, RuntimeError("in a worker"), None,
+                                                   context="thread worker"))
+    t.start()
+    t.join()
+    qtbot.waitUntil(lambda: saver.writes == 1, timeout=5000)  # queued to the GUI thread
+    assert read_autosave(saver.path).scenario.ops[0].dims["B"] == 777
+
+
 # -- recovery -------------------------------------------------------------------------
 
 

@@ -1,9 +1,10 @@
 """Soak: ten thousand edits through the widgets of the busy window, each followed by a repaint.
 
 The window shows 3 chips and 3 ops (one sharded over a link).  Each cycle is one user edit
-through a real widget (typing in a dimension, the what-if, the shard count; a dtype; the
-selected op; a chip checked and unchecked), the evaluation it triggers, and a repaint of the
-plot.  Afterwards the process must be alive and its memory flat: the resident set after a
+through a real widget (typing in a dimension, the title, the what-if, the shard count; a
+dtype; another op selected; a chip unchecked and checked again), the evaluation it triggers,
+and a repaint of the plot.  About half the edits move points on the plot; the others (title,
+selection) leave it as drawn, which the window notices and does not rebuild.  Afterwards the process must be alive and its memory flat: the resident set after a
 warm-up and at the end within :data:`MAX_GROWTH_MB`, and the same number of plot items, Qt
 children and undo steps' worth of objects (nothing re-created per edit).
 
@@ -70,34 +71,46 @@ def soak(n: int, warmup: int) -> dict:
         form.ops.list.setCurrentRow(row)
 
     def cycle(i: int) -> None:
-        k = i % 20  # mostly typing, as people do; every 20th a what-if, and a chip toggled
-        if k in (0, 4, 8, 10, 14, 18):
+        # One edit per cycle, as a person makes them: mostly typing in the selected op's fields
+        # (each moves points on the plot), switching between ops, retitling the scenario; every
+        # 20th a what-if, a dtype and a chip unchecked (and checked again 20 edits later).
+        k = i % 20
+        if k in (0, 8, 18):
             type_in(form.editor.dim_edit("B"), str(16 + (i * 37) % 8000))
-        elif k in (1, 11):
-            type_in(form.editor.dim_edit("D"), str(1024 * (1 + i % 16)))
-        elif k in (9, 19):
-            type_in(form.editor.dim_edit("F"), str(4096 + 512 * (i % 9)))
+        elif k in (1, 5, 9, 15, 19):
+            type_in(form.title.edit, f"soak {i}")
         elif k == 2:
             type_in(panel.peak_edit, "1.5" if (i // 20) % 2 else "1")
-        elif k in (3, 13):
-            combo = form.editor.dtype_combo("w")
-            combo.setCurrentIndex(combo.findData("int8" if combo.currentData() == "bf16" else "bf16"))
-        elif k in (5, 15):
-            select(1)
-        elif k in (6, 16):
+        elif k == 3:
+            select(1)  # the sharded op
+        elif k == 4:
+            type_in(form.editor.dim_edit("B"), str(64 + (i * 53) % 4000))
+        elif k == 6:
             type_in(form.editor.chips_edit, str(2 + i % 7))
-        elif k in (7, 17):
+        elif k in (7, 14):
             select(0)
-        else:  # k == 12: a chip unchecked, and checked again 20 edits later
+        elif k == 10:
+            type_in(form.editor.dim_edit("D"), str(1024 * (1 + i % 16)))
+        elif k == 11:
+            select(2)  # the dot product
+        elif k == 12:
             item = panel.item("mi300x")
             on = item.checkState(0) == Qt.CheckState.Checked
             item.setCheckState(0, Qt.CheckState.Unchecked if on else Qt.CheckState.Checked)
+        elif k == 13:
+            type_in(form.editor.dim_edit("N"), str((1 << 16) * (1 + i % 32)))
+        elif k == 16:
+            type_in(form.editor.dim_edit("F"), str(4096 + 512 * (i % 9)))
+        else:  # k == 17
+            combo = form.editor.dtype_combo("w")
+            combo.setCurrentIndex(combo.findData("int8" if combo.currentData() == "bf16" else "bf16"))
         w.live.flush()
         plot.repaint()
         if i % 100 == 99:  # let queued work run (relayout, deferred deletes) as the event loop does
             app.processEvents()
 
     def census() -> dict:
+        app.processEvents()  # deferred deletes done, at the same point of the edit cycle
         gc.collect()
         items = sum(1 for o in gc.get_objects() if isinstance(o, pg.GraphicsObject))
         return {"rss_mb": rss_mb(), "pg_items": items, "scene_items": len(plot.scene().items()),
@@ -110,7 +123,6 @@ def soak(n: int, warmup: int) -> dict:
     before = census()
     for i in range(warmup, n):
         cycle(i)
-    app.processEvents()
     after = census()
     ev = w.live.evaluation
     result = {"cycles": n, "seconds": round(time.perf_counter() - t0, 1),
