@@ -359,6 +359,9 @@ class _LogPlot(pg.PlotWidget):
         return np.empty(0), np.empty(0)
 
     def _to_scene(self, x, y) -> tuple[np.ndarray, np.ndarray]:
+        # the view box applies a new range to its transform lazily (at the next paint): apply
+        # it now, or a layout run on a range change places labels for the previous range
+        self.vb.updateMatrix()
         tr = self.vb.childGroup.sceneTransform()
         x = np.asarray(x, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)

@@ -538,3 +538,41 @@ def test_op_labels_cover_no_point(qtbot, cat, size):
             if (pkey[0], pkey[1]) == key and label.pos() == QtCore.QPointF(px, py):
                 continue  # its own pin
             assert not rect.contains(pos), (key, pkey)
+
+
+@pytest.mark.parametrize("size", [(940, 520), (900, 600), (700, 450)])
+def test_region_labels_never_under_the_legend(qtbot, cat, size):
+    # the default question sharded over each chip's scale-up link: the legend takes the
+    # top-left corner, where the red band's name would go
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {},
+                              ShardSpec("D", 2, "scale-up"))])
+    w = RooflinePlot()
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    plain = Scenario(chips=sc.chips, ops=[OpSpec("matmul", "matmul", dict(sc.ops[0].dims), {})])
+    w.update_from(plain, evaluate_scenario(plain, cat))
+    qtbot.wait(10)
+    w.update_from(sc, evaluate_scenario(sc, cat))  # sharding on: the view follows the link roof
+    qtbot.wait(20)  # painted: text items have their final transforms
+    # zoom: the layout runs before Qt repaints the labels (whose own scene rectangles lag
+    # until then); it must see where they will be, so laying out again moves nothing
+    x0, x1, y0, y1 = w.view_range()
+    w.set_view([x0 + 0.3, x1 - 0.1, y0 + 0.2, y1])
+    items = [i for i in list(w.op_labels.values()) + list(w.roof_labels.values())
+             + list(w.region_labels.values()) + list(w.ridge_labels.values()) if i.isVisible()]
+    before = [i.sceneBoundingRect() for i in items]
+    corner = w.legend_corner
+    qtbot.wait(20)
+    for r, item in zip(before, items):
+        q = item.sceneBoundingRect()
+        assert abs(r.left() - q.left()) < 1.5 and abs(r.top() - q.top()) < 1.5, item.toPlainText()
+        assert abs(r.width() - q.width()) < 1.5 and abs(r.height() - q.height()) < 1.5
+    w._layout_annotations()
+    assert w.legend_corner == corner
+    legend = w.legend.sceneBoundingRect()
+    shown = [k for k, lab in w.region_labels.items() if lab.isVisible()]
+    assert shown  # something is named
+    for kind in shown:
+        assert not w.region_labels[kind].sceneBoundingRect().intersects(legend), kind
