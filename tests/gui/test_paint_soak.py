@@ -90,10 +90,13 @@ def soak(n: int) -> int:
     return 0 if blank == 0 else 1
 
 
-def test_thousands_of_paints_keep_the_process_alive():
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run([sys.executable, __file__, str(RENDERS)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+#: Started by tests/conftest.py as soon as collection ends, beside the rest of the suite.
+BACKGROUND_ARGV = [sys.executable, __file__, str(RENDERS)]
+BACKGROUND_TIMEOUT = 600
+
+
+def test_thousands_of_paints_keep_the_process_alive(background_child):
+    proc = background_child
     assert proc.returncode == 0, (
         f"soak died or drew blank images (exit {proc.returncode}):\n"
         f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")

@@ -135,10 +135,13 @@ def soak(n: int, warmup: int) -> dict:
     return result
 
 
-def test_ten_thousand_edits_and_repaints_leave_the_process_alive_and_its_memory_flat():
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run([sys.executable, __file__, str(CYCLES)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
+#: Started by tests/conftest.py as soon as collection ends, beside the rest of the suite.
+BACKGROUND_ARGV = [sys.executable, __file__, str(CYCLES)]
+BACKGROUND_TIMEOUT = 900
+
+
+def test_ten_thousand_edits_and_repaints_leave_the_process_alive_and_its_memory_flat(background_child):
+    proc = background_child
     assert proc.returncode == 0, (f"the soak died (exit {proc.returncode}):\n"
                                   f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
