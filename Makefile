@@ -8,7 +8,7 @@ run: setup
 	.venv/bin/python main.py
 
 test: setup
-	QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q
+	QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q --durations=15
 
 bench: setup
 	QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench.py
