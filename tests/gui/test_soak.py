@@ -161,9 +161,23 @@ def test_ten_thousand_edits_and_repaints_leave_the_process_alive_and_its_memory_
     from roofgui.gui.document import MAX_UNDO
 
     assert b["undo"] <= a["undo"] <= MAX_UNDO, (b, a)
+    # a clean close: no autosave left behind (in the child's own home, not the user's)
+    assert not [p for p in r["home"] if p.startswith("autosave/") and p.endswith(".json")], r["home"]
 
 
 if __name__ == "__main__":
-    cycles = int(sys.argv[1]) if len(sys.argv) > 1 else CYCLES
-    out = soak(cycles, min(WARMUP, cycles // 2 // 40 * 40))  # a whole number of 40-cycle rounds
+    import shutil
+    import tempfile
+
+    # The child starts before any test's own ROOFGUI_HOME exists (tests/conftest.py runs it
+    # beside the suite): give the window a home of its own, so its autosave, settings and
+    # session never touch the real user data directory.
+    home = tempfile.mkdtemp(prefix="roofgui-soak-")
+    os.environ["ROOFGUI_HOME"] = home
+    try:
+        cycles = int(sys.argv[1]) if len(sys.argv) > 1 else CYCLES
+        out = soak(cycles, min(WARMUP, cycles // 2 // 40 * 40))  # whole 40-cycle rounds
+        out["home"] = sorted(str(p.relative_to(home)) for p in Path(home).rglob("*"))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
     print(json.dumps(out), flush=True)
