@@ -60,12 +60,16 @@ def pytest_collection_modifyitems(session, config, items):
     for item in items:
         argv = getattr(item.module, "BACKGROUND_ARGV", None) if hasattr(item, "module") else None
         (background if argv else rest).append(item)
-    for item in background:
-        name = item.module.__name__
-        if name not in _BACKGROUND:
-            _BACKGROUND[name] = _start(item.module.BACKGROUND_ARGV,
-                                       getattr(item.module, "BACKGROUND_TIMEOUT", 900))
     items[:] = rest + background
+
+
+def pytest_collection_finish(session):
+    """Start the children of the background modules still selected (after -k/-m deselection)."""
+    for item in session.items:
+        module = getattr(item, "module", None)
+        argv = getattr(module, "BACKGROUND_ARGV", None)
+        if argv and module.__name__ not in _BACKGROUND:
+            _BACKGROUND[module.__name__] = _start(argv, getattr(module, "BACKGROUND_TIMEOUT", 900))
 
 
 def pytest_sessionfinish(session, exitstatus):
