@@ -1,7 +1,7 @@
 """Plot geometry: everything the roofline and sweep plots draw, computed without Qt.
 
 The widgets in :mod:`roofgui.gui` only call ``setData`` with what this module
-returns.  All coordinates are **log10** of the quantity (pyqtgraph's log mode
+returns.  All coordinates are **log10** of the quantity (the plot library's log mode
 transforms curves only, so the plots draw log10 data on linear axes whose
 ticks read as powers of ten).
 
