@@ -8,7 +8,7 @@ import pytest
 from roofgui.model import plotdata as pd
 from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
-                                    sweep_scenario)
+                                    sweep_scenario, SweepSpec)
 
 L = math.log10
 
@@ -446,3 +446,93 @@ def test_place_label_avoids_points_and_stays_inside():
     assert pd.place_label(100, 100, 40, 10, anchors, [], [], bounds=(99, 99, 101, 101)) == 0
     # the label's own point does not count against any candidate
     assert pd.place_label(100, 100, 40, 10, anchors, [100], [100], margin=6) == 0
+
+
+# -- drawing simplified sweep curves ------------------------------------------------
+
+def _dp_reference(x, y, tol):
+    """Textbook recursive Douglas–Peucker: the kept indices."""
+    def rec(a, b, out):
+        if b - a < 2:
+            return
+        dx, dy = x[b] - x[a], y[b] - y[a]
+        length = math.sqrt(dx * dx + dy * dy)
+        d = [abs(dy * (x[i] - x[a]) - dx * (y[i] - y[a])) / length for i in range(a + 1, b)]
+        i = max(range(len(d)), key=lambda k: d[k])
+        if d[i] > tol:
+            m = a + 1 + i
+            out.add(m)
+            rec(a, m, out)
+            rec(m, b, out)
+    out = {0, len(x) - 1}
+    rec(0, len(x) - 1, out)
+    return sorted(out)
+
+
+def test_simplify_a_knee_keeps_its_corners():
+    # attainable FLOP/s of a roofline sweep: a straight rise, a knee, a flat roof (log-log)
+    x = np.linspace(0.0, 4.0, 2001)
+    y = np.minimum(x + 12.0, 14.5)  # knee at x = 2.5, which is a sample (index 1250)
+    (m,) = pd.simplify_polylines([x], [y])
+    assert np.flatnonzero(m).tolist() == [0, 1250, 2000]
+    # a knee between samples keeps the two samples around it
+    x2 = np.linspace(0.0, 4.0, 2000)
+    (m2,) = pd.simplify_polylines([x2], [np.minimum(x2 + 12.0, 14.5)])
+    assert m2.sum() == 4 and m2[0] and m2[-1]
+
+
+def test_simplify_matches_textbook_douglas_peucker_and_stays_within_tolerance():
+    rng = np.random.default_rng(7)
+    xs, ys = [], []
+    for k in range(12):
+        n = int(rng.integers(2, 250)) if k < 8 else int(rng.integers(1000, 5000))
+        x = np.sort(rng.uniform(0, 5, n))
+        a, b = rng.uniform(1e-3, 1.0), rng.uniform(1e-6, 1e-2)
+        y = np.log10(10 ** x / (a * 10 ** x * 1e-3 + b))  # smooth: T_math + T_comms
+        if k % 3 == 0:
+            y = y + rng.normal(0, 1e-3, n)  # and noisy
+        xs.append(x)
+        ys.append(y)
+    tol = 1e-3
+    masks = pd.simplify_polylines(xs, ys, tol)
+    for x, y, m in zip(xs, ys, masks):
+        assert m.dtype == bool and m.shape == x.shape and m[0] and m[-1]
+        if x.size <= 250:  # (many points are simplified coarse to fine: other points)
+            (alone,) = pd.simplify_polylines([x], [y], tol)
+            assert np.flatnonzero(alone).tolist() == _dp_reference(x, y, tol)
+        # every point within tol of the drawn polyline (perpendicular, so check each chord)
+        kept = np.flatnonzero(m)
+        for a, b in zip(kept[:-1], kept[1:]):
+            dx, dy = x[b] - x[a], y[b] - y[a]
+            seg = slice(a, b + 1)
+            d = np.abs(dy * (x[seg] - x[a]) - dx * (y[seg] - y[a])) / math.hypot(dx, dy)
+            assert d.max() <= tol
+
+
+def test_simplify_edge_cases():
+    assert pd.simplify_polylines([], []) == []
+    empty, one, two, flat = pd.simplify_polylines(
+        [np.empty(0), np.array([1.0]), np.array([1.0, 2.0]), np.arange(50.0)],
+        [np.empty(0), np.array([3.0]), np.array([3.0, 4.0]), np.full(50, 2.0)])
+    assert empty.size == 0 and one.tolist() == [True] and two.tolist() == [True, True]
+    assert np.flatnonzero(flat).tolist() == [0, 49]
+    # repeated points (a zero-length chord) and a spike are kept honestly
+    x = np.array([0.0, 1.0, 1.0, 1.0, 2.0, 3.0])
+    y = np.array([0.0, 0.0, 0.0, 5.0, 0.0, 0.0])
+    (m,) = pd.simplify_polylines([x], [y], 1e-6)
+    assert m[3] and m[0] and m[-1]
+
+
+def test_sweep_geometry_draws_few_points_of_the_models_curve(cat):
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("mm", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})],
+                  sweep=SweepSpec("B", 1, 65536, 2000))
+    curves, errors = sweep_scenario(sc, cat)
+    assert not errors
+    g = pd.sweep_geometry(sc, curves)
+    for ln in g.lines:
+        # a smooth rise (weights plus activations over the bandwidth) and a flat roof
+        assert ln.x.size == 2000 and 2 <= ln.draw_x.size <= 64
+        at = np.searchsorted(ln.x, ln.draw_x)
+        assert np.array_equal(ln.x[at], ln.draw_x) and np.array_equal(ln.y[at], ln.draw_y)
+        assert np.max(np.abs(np.interp(ln.x, ln.draw_x, ln.draw_y) - ln.y)) <= 2 * pd.DRAW_TOLERANCE

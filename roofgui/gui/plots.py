@@ -1051,7 +1051,7 @@ class SweepPlot(_LogPlot):
                 self.crit_markers[k] = self._new_scatter(10, pool=("crit",) + k)
                 self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
                 self.crit_labels[k] = self._new_text(20, pool=("critlabel",) + k)
-            self._set_curve(("curve",) + k, self.curves[k], ln.x, ln.y)
+            self._set_curve(("curve",) + k, self.curves[k], ln.draw_x, ln.draw_y)
             has = ln.crit_x is not None
             if has:
                 self._set_spots(("crit",) + k, self.crit_markers[k], [ln.crit_x], [ln.crit_y],
@@ -1137,8 +1137,7 @@ class SweepPlot(_LogPlot):
         x0, x1, _, _ = self.view_range()
         xs, ys = [], []
         for ln in g.lines:
-            dx, dy = pd.densify(ln.x[::max(1, ln.x.size // 64)], ln.y[::max(1, ln.x.size // 64)],
-                                (x1 - x0) / 150.0)
+            dx, dy = pd.densify(ln.draw_x, ln.draw_y, (x1 - x0) / 150.0)
             xs.append(dx)
             ys.append(dy)
         sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))

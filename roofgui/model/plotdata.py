@@ -307,6 +307,105 @@ def densify(x: np.ndarray, y: np.ndarray, step: float) -> tuple[np.ndarray, np.n
     return (np.append(x[seg] + t * dx[seg], x[-1]), np.append(y[seg] + t * dy[seg], y[-1]))
 
 
+#: How far (log10 units, perpendicular) a drawn sweep curve may stray from its
+#: computed points: 5e-5 decades is under 0.1 px even on a 4K export of one decade.
+DRAW_TOLERANCE = 5e-5
+_STRAIGHT = 1e-12
+
+
+def _douglas_peucker(x: np.ndarray, y: np.ndarray, keep: np.ndarray, act: np.ndarray,
+                     tol: float) -> None:
+    """Douglas–Peucker passes: ``keep`` (the kept points) grows until no point of
+    ``act`` (sorted indices) is farther than ``tol`` from its chord."""
+    while act.size:
+        kept = np.flatnonzero(keep)
+        kx, ky = x[kept], y[kept]
+        cdx, cdy = np.diff(kx), np.diff(ky)  # per chord: kept[j] .. kept[j + 1]
+        clen = np.sqrt(cdx * cdx + cdy * cdy)
+        seg = np.searchsorted(kept, act) - 1  # the chord each active point lies on
+        px, py = x[act] - kx[seg], y[act] - ky[seg]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = np.abs(cdy[seg] * px - cdx[seg] * py) / clen[seg]
+        zero = ~(clen[seg] > 0)
+        if zero.any():  # a chord of length 0: the distance from its point
+            d[zero] = np.sqrt(px[zero] ** 2 + py[zero] ** 2)
+        # the active points of one chord are contiguous: the farthest per chord
+        heads = np.flatnonzero(np.diff(seg, prepend=-1))
+        worst = np.maximum.reduceat(d, heads)
+        far = np.repeat(worst, np.diff(np.append(heads, seg.size)))
+        split = far > tol
+        if not split.any():
+            break
+        first = np.flatnonzero(split & (d == far))
+        _, at = np.unique(seg[first], return_index=True)  # one point per chord
+        keep[act[first[at]]] = True
+        split[first[at]] = False
+        act = act[split]
+
+
+def simplify_polylines(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray],
+                       tol: float = DRAW_TOLERANCE) -> list[np.ndarray]:
+    """Which points of each polyline to draw so the drawn line stays within ``tol``.
+
+    Douglas–Peucker run on every polyline at once: each pass measures, for every
+    point, its distance from the chord of the kept points around it, and keeps the
+    farthest point of every chord that strays more than ``tol``.  The ends of each
+    polyline are always kept; the result differs from the polyline by at most
+    ``tol`` anywhere.  A roofline sweep (power laws joined at a knee) keeps a
+    handful of its thousands of points.
+
+    Parameters
+    ----------
+    xs, ys : sequences of 1-D float arrays
+        The polylines (same lengths pairwise), finite values.
+    tol : float
+        Largest allowed perpendicular distance, in the units of x and y.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One boolean keep-mask per polyline.
+    """
+    sizes = [int(np.size(x)) for x in xs]
+    if not sizes:
+        return []
+    x = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in xs]) if sum(sizes) \
+        else np.empty(0)
+    y = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in ys]) if sum(sizes) \
+        else np.empty(0)
+    n = x.size
+    keep = np.zeros(n, dtype=bool)
+    ends = np.cumsum(sizes)
+    starts = ends - np.asarray(sizes)
+    nonempty = np.asarray(sizes) > 0
+    keep[starts[nonempty]] = True
+    keep[ends[nonempty] - 1] = True
+    # First drop the points of straight runs (a point on the chord of its two
+    # neighbours, to rounding: a roofline sweep is power laws, straight in log-log);
+    # any run of m such points strays at most m² · 1e-12 / 8, far below ``tol``.
+    straight = np.zeros(n, dtype=bool)
+    if n > 2:
+        x0, x1, x2 = x[:-2], x[1:-1], x[2:]
+        y0, y1, y2 = y[:-2], y[1:-1], y[2:]
+        dx, dy = x2 - x0, y2 - y0
+        cross = dy * (x1 - x0) - dx * (y1 - y0)
+        chord2 = dx * dx + dy * dy
+        # distance ≤ _STRAIGHT, without a square root (a zero-length chord: not straight)
+        straight[1:-1] = (cross * cross <= (_STRAIGHT * _STRAIGHT) * chord2) & (chord2 > 0)
+    inner = np.flatnonzero(~(keep | straight))
+    # Douglas–Peucker over the rest.  On every 16th point first, then every 4th,
+    # then all: each pass starts from the chords the coarser one kept, so the many
+    # points of a smooth curve are measured a few times instead of once per split.
+    for stride in (16, 4, 1):
+        if stride == 1 or inner.size > 64 * stride:
+            _douglas_peucker(x, y, keep, inner[~keep[inner]][::stride], tol)
+    out, lo = [], 0
+    for s in sizes:
+        out.append(keep[lo:lo + s].copy())
+        lo += s
+    return out
+
+
 def nice_range(lo: float, hi: float, pad: float = 0.15, step: float = 0.5,
                min_span: float = 1.0) -> tuple[float, float]:
     """Pad a log10 interval and snap its ends outwards to multiples of ``step`` decades."""
@@ -690,6 +789,10 @@ class SweepLine:
     #: False when an earlier line already labels the same critical value at the same x
     #: (two ops with identical curves): the plot draws that label once
     crit_label_shown: bool = True
+    #: the points drawn: ``x``, ``y`` simplified to within :data:`DRAW_TOLERANCE`
+    #: (a 2,000-point roofline sweep draws as a handful of points)
+    draw_x: np.ndarray | None = None
+    draw_y: np.ndarray | None = None
 
     @property
     def key(self) -> tuple[int, str, str]:
@@ -783,6 +886,8 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
             xs += [float(lx.min()), float(lx.max())]
             ys += [float(ly.min()), float(ly.max())]
     lines = dedupe_critical_labels(lines)
+    masks = simplify_polylines([ln.x for ln in lines], [ln.y for ln in lines])
+    lines = [replace(ln, draw_x=ln.x[m], draw_y=ln.y[m]) for ln, m in zip(lines, masks)]
     if xs:
         x0, x1 = min(xs), max(xs)
         pad = 0.02 * max(x1 - x0, 0.5)  # keep the end ticks' labels clear of the frame

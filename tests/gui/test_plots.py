@@ -9,6 +9,7 @@ from PySide6 import QtCore, QtGui
 from roofgui.gui.plots import RooflinePlot, SweepPlot
 from roofgui.gui.style import SCREEN_DARK, SCREEN_LIGHT, SLIDE, PlotStyle, screen_style
 from roofgui.model.catalog import Catalog
+from roofgui.model import plotdata as pd
 from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
                                     sweep_scenario)
 
@@ -28,6 +29,16 @@ def two_chip():
 def data_of(item):
     x, y = item.getData() if hasattr(item, "getData") else (None, None)
     return np.asarray(x), np.asarray(y)
+
+
+def assert_draws(item, x, y, tol=pd.DRAW_TOLERANCE):
+    """A sweep curve draws the model's polyline: its points are some of the model's
+    points, ends included, and every model point lies within ``tol`` of the drawn line."""
+    dx, dy = data_of(item)
+    assert dx.size >= 2 and dx[0] == x[0] and dx[-1] == x[-1]
+    at = np.searchsorted(x, dx)
+    assert np.array_equal(x[at], dx) and np.array_equal(y[at], dy)
+    assert np.max(np.abs(np.interp(x, dx, dy) - y)) <= 2 * tol
 
 
 def scatter_xy(item):
@@ -289,9 +300,7 @@ def test_sweep_two_ops_two_chips_has_four_curves_with_critical_markers(qtbot, ca
     assert set(w.curves) == {(i, "", c) for i in (0, 1) for c in ("tpu-v5e", "h100-sxm")}
     for key, item in w.curves.items():
         c = next(c for c in curves if (c.op_index, c.phase, c.chip.id) == key)
-        x, y = data_of(item)
-        assert np.allclose(x, np.log10(c.x))
-        assert np.allclose(y, np.log10(c.result.attainable_flops))
+        assert_draws(item, np.log10(c.x), np.log10(c.result.attainable_flops))
         m = w.crit_markers[key]
         assert m.isVisible()
         (mx, my), = scatter_xy(m)
@@ -335,8 +344,8 @@ def test_sweep_time_mode_switches_the_axis(qtbot, cat):
     w.update_from(sc, curves)
     assert w._y_axis.kind == "time"
     assert "Time" in w.getPlotItem().getAxis("left").labelText
-    x, y = data_of(w.curves[(0, "", "tpu-v5e")])
-    assert np.allclose(y, np.log10(curves[0].result.t_lower))
+    x, y = np.log10(curves[0].x), np.log10(curves[0].result.t_lower)
+    assert_draws(w.curves[(0, "", "tpu-v5e")], x, y)
     assert w.view_range()[2] < y.min() and w.view_range()[3] > y.max()
     tip = w.tooltip_at(x[200], y[200])
     assert tip and "matmul" in tip
