@@ -10,6 +10,7 @@ T_upper  = T_math + T_comms             no overlap; so T_lower ≤ T_upper ≤ 2
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -129,8 +130,9 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
     peak = np.asarray(peak, dtype=np.float64)
     hbm_bw = np.asarray(hbm_bw, dtype=np.float64)
     link_bw = np.asarray(link_bw, dtype=np.float64)
-    shape = np.broadcast_shapes(flops.shape, hbm_bytes.shape, net_bytes.shape, peak.shape,
-                                hbm_bw.shape, link_bw.shape)
+    # (np.broadcast_shapes builds an empty array per shape; np.broadcast reads the arrays'
+    # shapes directly and raises the same error)
+    shape = np.broadcast(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw).shape
     sends = net_bytes > 0
     any_sent = bool(sends.any())
     # Every full-shape result goes into one block: a dozen separate large arrays would
@@ -149,8 +151,8 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
         else:  # nothing crosses a link (the common case): T_net is 0 everywhere
             t_net = np.zeros(())
             net_intensity = np.full((), np.inf)
-            if (t_hbm > 0.0).all():  # max(T_hbm, 0) is T_hbm itself: share it
-                t_comms = t_hbm
+            if _quotients_positive(hbm_bytes, hbm_bw) or (t_hbm > 0.0).all():
+                t_comms = t_hbm  # max(T_hbm, 0) is T_hbm itself: share it
             else:  # zeros (of either sign), NaNs or negatives: as max(T_hbm, T_net) gives them
                 np.maximum(t_hbm, 0.0, out=t_comms)
         np.maximum(t_math, t_comms, out=t_lower)
@@ -160,26 +162,76 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
         net_crit = np.where(link_bw > 0, peak / np.where(link_bw > 0, link_bw, 1.0), np.inf)
         np.divide(flops, t_lower, out=attainable)
         np.divide(t_math, t_lower, out=util)
-    # 0 compute, 1 memory, 2 network (the same as nested np.where, in int8 throughout)
-    not_compute = ~(t_math >= t_comms)
-    code = not_compute.astype(np.int8)
+    shared = t_comms is t_hbm
+    # 0 compute, 1 memory, 2 network (the same as nested np.where), in one byte each: the
+    # booleans "not compute-bound" are already the codes 0 and 1 once read as int8.
+    not_compute = np.greater_equal(t_math, t_comms, out=np.empty(shape, dtype=bool))
+    np.logical_not(not_compute, out=not_compute)
     if any_sent:
-        code += not_compute & ~(t_hbm >= t_net)
-    elif t_comms is not t_hbm:  # memory-bound only where T_hbm ≥ T_net = 0
-        code += not_compute & ~(t_hbm >= 0.0)
+        extra = not_compute & ~(t_hbm >= t_net)
+    elif not shared:  # memory-bound only where T_hbm ≥ T_net = 0
+        extra = not_compute & ~(t_hbm >= 0.0)
+    else:
+        extra = None
+    code = not_compute.view(np.int8)
+    if extra is not None:
+        code += extra
+    block.flags.writeable = False  # views taken from here on are read-only
+    t_math, t_hbm, t_lower, t_upper, attainable, util = (block[k, ...] for k in range(6))
+    t_comms = t_hbm.view() if shared else block[6, ...]
+    if any_sent:
+        t_net = block[7, ...]
+    code.flags.writeable = False
+    b = _broadcaster(shape)
+    return Result(b(flops), b(hbm_bytes), b(net_bytes), b(peak), b(hbm_bw), b(link_bw),
+                  t_math, t_hbm, b(t_net), t_comms, t_lower, t_upper,
+                  b(intensity), b(net_intensity), b(crit), b(net_crit), attainable,
+                  util, code.view())
 
-    def b(a):
+def _quotients_positive(num: np.ndarray, den: np.ndarray) -> bool:
+    """Whether every ``num / den`` (as broadcast) is > 0, read off the extremes alone.
+
+    Division rounds monotonically, so with ``num ≥ min(num) > 0`` and
+    ``0 < den ≤ max(den) < ∞`` every quotient is at least ``min(num) / max(den)``:
+    a few reductions over the inputs instead of a test over every quotient.
+    False means "not shown this way" (NaN, zeros, negatives, infinite or empty).
+    """
+    if num.size == 0 or den.size == 0:
+        return False
+    lo, d_lo, d_hi = float(num.min()), float(den.min()), float(den.max())
+    return lo > 0.0 and d_lo > 0.0 and d_hi < math.inf and lo / d_hi > 0.0
+
+
+def _broadcaster(shape: tuple[int, ...]):
+    """``np.broadcast_to(a, shape)`` as a read-only view, for arrays of the broadcast shape.
+
+    Built directly over the array's memory (``broadcast_to`` sets up an iterator for
+    each call, several µs: a dozen of them were a tenth of a sweep's ``roofline``).
+    """
+    nd = len(shape)
+
+    def b(a) -> np.ndarray:
         a = np.asarray(a)
-        if a.shape == shape:  # a read-only view, as broadcast_to gives, without its cost
+        if a.shape == shape:
             v = a.view()
             v.flags.writeable = False
             return v
-        return np.broadcast_to(a, shape)
+        if not a.flags.c_contiguous or a.ndim > nd:
+            return np.broadcast_to(a, shape)
+        pad = nd - a.ndim
+        strides = [0] * pad
+        for n, have, stride in zip(shape[pad:], a.shape, a.strides):
+            if have == n:
+                strides.append(stride if n != 1 else 0)
+            elif have == 1:
+                strides.append(0)
+            else:  # not broadcastable: let numpy say so
+                return np.broadcast_to(a, shape)
+        v = np.ndarray(shape, a.dtype, buffer=a, strides=tuple(strides))
+        v.flags.writeable = False
+        return v
 
-    return Result(b(flops), b(hbm_bytes), b(net_bytes), b(peak), b(hbm_bw), b(link_bw),
-                  b(t_math), b(t_hbm), b(t_net), b(t_comms), b(t_lower), b(t_upper),
-                  b(intensity), b(net_intensity), b(crit), b(net_crit), b(attainable),
-                  b(util), b(code))
+    return b
 
 
 def evaluate_work(work: Work, figures: ChipFigures) -> Result:
