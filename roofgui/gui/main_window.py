@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 
 from ..model.catalog import Catalog
 from ..model.errors import ModelError
+from ..model.plotdata import assign_colours
 from ..model.scenario import Evaluation, Scenario, evaluate_scenario, sweep_scenario
 from .autosave import Autosaver
 from .chips_panel import ChipsPanel
@@ -145,6 +146,10 @@ class LiveEvaluator(QObject):
         self.sweep_errors: list[str] = []
         self._sweep_stale = True
         self._settings = None
+        #: what the roofline plot shows (it is redrawn only while its tab is visible)
+        self._drawn: tuple[Evaluation | None, object] = (None, None)
+        #: palette slot per chip id, shared by every plot: a chip has one colour throughout
+        self.colours: dict[str, int] = {}
         self.count = 0
 
     def schedule(self, *_args) -> None:
@@ -164,13 +169,14 @@ class LiveEvaluator(QObject):
         self.count += 1
         ev = evaluate_scenario(sc, w.catalog)
         settings = sc.settings()
-        if not _same_drawing(self.evaluation, self._settings, ev, settings):
-            w.roofline_plot.update_from(sc, ev)  # (another op selected: the plot is as it was)
-        w.roofline_plot.set_selected_op(sc.selected if sc.ops else None)  # its label in bold
+        self.colours = assign_colours([c.id for c in ev.chips], self.colours,
+                                      len(w.roofline_plot.style.palette))
         self.evaluation, self._settings = ev, settings
-        w.results.update_from(sc, ev)
         if w.tabs.currentIndex() == TAB_SWEEP:
-            self.refresh_sweep()
+            self.refresh_sweep()  # (the roofline is redrawn when its tab is shown again)
+        else:
+            self.refresh_roofline()
+        w.results.update_from(sc, ev)
         w.chips_panel.set_colours(w.chip_colours())
         bounds: dict[int, list[tuple[str, str]]] = {}
         for e in ev.entries:
@@ -181,6 +187,21 @@ class LiveEvaluator(QObject):
                                + (self.sweep_errors if not self._sweep_stale else []))
         self.evaluated.emit(ev)
 
+    def refresh_roofline(self) -> None:
+        """Draw the last evaluation on the roofline plot, unless it shows it already."""
+        w = self.w
+        sc = w.doc.scenario
+        ev, settings = self.evaluation, self._settings
+        if ev is None:
+            return
+        if not _same_drawing(*self._drawn, ev, settings):
+            w.roofline_plot.update_from(sc, ev, colours=self.colours)
+            self._drawn = (ev, settings)  # (another op selected: the plot is as it was)
+        w.roofline_plot.set_selected_op(sc.selected if sc.ops else None)  # its label in bold
+
+    def roofline_if_stale(self) -> None:
+        self.refresh_roofline()
+
     def refresh_sweep(self) -> None:
         w = self.w
         sc = w.doc.scenario
@@ -190,8 +211,7 @@ class LiveEvaluator(QObject):
             res = llm_sweep_scenario(sc, w.catalog)
             self.sweep_errors = list(res.errors)
             self._sweep_stale = False
-            g = w.roofline_plot.geometry
-            w.llm_sweep_plot.update_from(sc, res, colours=dict(g.colours) if g is not None else None)
+            w.llm_sweep_plot.update_from(sc, res, colours=dict(self.colours))
             if self.evaluation is not None:
                 w.notices.set_messages(w.catalog_messages() + self.evaluation.errors
                                        + self.sweep_errors)
@@ -202,8 +222,7 @@ class LiveEvaluator(QObject):
             curves, errors = [], [str(e)]
         self.sweep_errors = errors
         self._sweep_stale = False
-        g = w.roofline_plot.geometry  # a chip keeps its roofline colour in the sweep
-        w.sweep_plot.update_from(sc, curves, colours=dict(g.colours) if g is not None else None)
+        w.sweep_plot.update_from(sc, curves, colours=dict(self.colours))  # (as on the roofline)
         if self.evaluation is not None:
             w.notices.set_messages(w.catalog_messages() + self.evaluation.errors + errors)
 
@@ -472,17 +491,16 @@ class MainWindow(QMainWindow):
         return [f"Chip file skipped: {e}" for e in self.catalog.errors]
 
     def chip_colours(self) -> dict[str, str]:
-        g = self.roofline_plot.geometry
-        if g is None:
-            return {}
         style = self.roofline_plot.style
-        return {cid: style.colour(slot) for cid, slot in dict(g.colours).items()}
+        return {cid: style.colour(slot) for cid, slot in self.live.colours.items()}
 
     # -- slots ---------------------------------------------------------------------------
     def _tab_changed(self, index: int) -> None:
+        self.live.flush()
         if index == TAB_SWEEP:
-            self.live.flush()
             self.live.sweep_if_stale()
+        else:
+            self.live.roofline_if_stale()
 
     def select_op(self, index: int) -> None:
         """Select an op (clicked on the roofline): the op list, the form and the results follow."""

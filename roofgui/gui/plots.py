@@ -584,9 +584,13 @@ class RooflinePlot(_LogPlot):
         self._restyle_items()
 
     # -- data -------------------------------------------------------------------
-    def update_from(self, scenario, evaluation) -> None:
-        """Show a scenario's evaluation; the view is kept (fitted on the first data)."""
-        g = pd.roofline_geometry(scenario, evaluation, self._colours,
+    def update_from(self, scenario, evaluation, colours: Mapping[str, int] | None = None) -> None:
+        """Show a scenario's evaluation; the view is kept (fitted on the first data).
+
+        ``colours``: palette slots per chip id to keep (the window's, shared by its plots).
+        """
+        g = pd.roofline_geometry(scenario, evaluation,
+                                 self._colours if colours is None else colours,
                                  n_colours=len(self.style.palette))
         self._colours = dict(g.colours)
         self.geometry = g
