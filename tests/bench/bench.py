@@ -143,7 +143,10 @@ def table(res: dict) -> list[tuple[str, str, str, str]]:
             ok = (a["median"] * 1e3 <= BUDGET["edit_median_ms"] and a["p95"] * 1e3 <= BUDGET["edit_p95_ms"]
                   and r["ratio_median"] <= BUDGET["edit_ratio"])
             rows.append((f"2. Edit to pixels, {view} tab (edit {r['edited']}; {it['curves']} curves / "
-                         f"{it['curve_points']} pts, {it['scatters']} scatters)",
+                         f"{it['curve_points']} pts"
+                         + (f", drawn as {it['drawn_points']}" if it.get("drawn_points", it["curve_points"])
+                            != it["curve_points"] else "")
+                         + f", {it['scatters']} scatters)",
                          f"median {_ms(a['median'])}, p95 {_ms(a['p95'])}",
                          f"bare pyqtgraph median {_ms(b['median'])}, p95 {_ms(b['p95'])}: "
                          f"{r['ratio_median']:.2f}× (p95 {r['ratio_p95']:.2f}×)",

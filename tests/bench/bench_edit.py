@@ -51,16 +51,28 @@ def _pen_dict(pen):
 
 
 def mirror_spec(plot) -> list[dict]:
-    """Every visible data item (curve or scatter) of a PlotWidget: kind, arrays and look."""
+    """Every visible data item (curve or scatter) of a PlotWidget: kind, arrays and look.
+
+    A sweep curve is mirrored with the model's points (``SweepLine.x``/``y``, 2,000
+    per curve), not the few the app draws after simplifying them: the baseline is
+    a plain pyqtgraph window showing the same curves, as it was before the app
+    simplified them, so that what the app saves by drawing less counts for it.
+    """
     import pyqtgraph as pg
     from PySide6 import QtGui
 
+    content = {}
+    g = getattr(plot, "geometry", None)
+    for ln in getattr(g, "lines", ()) if hasattr(plot, "curves") else ():
+        item = plot.curves.get(ln.key)
+        if item is not None:
+            content[id(item)] = (ln.x, ln.y)
     spec = []
     for item in plot.getPlotItem().items:
         if not item.isVisible():
             continue
         if isinstance(item, pg.PlotDataItem):
-            x, y = item.getData()
+            x, y = content.get(id(item)) or item.getData()
             if x is None or len(x) == 0:
                 continue
             pen = item.opts.get("pen")
@@ -101,6 +113,18 @@ def spec_summary(spec) -> dict:
     scat = [s for s in spec if s["kind"] == "scatter"]
     return {"curves": len(lines), "curve_points": int(sum(s["n"] for s in lines)),
             "scatters": len(scat), "scatter_points": int(sum(s["n"] for s in scat))}
+
+
+def drawn_points(plot) -> int:
+    """Points the app's visible curves hold (after its own simplification)."""
+    import pyqtgraph as pg
+
+    n = 0
+    for item in plot.getPlotItem().items:
+        if item.isVisible() and isinstance(item, pg.PlotDataItem):
+            x, _ = item.getData()
+            n += 0 if x is None else len(x)
+    return n
 
 
 def open_window(tmp: Path):
@@ -183,11 +207,13 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
             settle(app, [probe])
         bw.close()
         bw.deleteLater()
+        counts = spec_summary(spec)
+        counts["drawn_points"] = drawn_points(plot)
         out[view] = {"edited": dim, "edits": edits, "burst_samples": bursts,
                      "evaluations_per_burst": float(np.mean(burst_evals)),
                      "evaluations": getattr(w.live, "count", 0) - evals0,
                      "plot_size": [plot.width(), plot.height()],
-                     "items": spec_summary(spec), "samples": samples, "baseline_samples": bsamples,
+                     "items": counts, "samples": samples, "baseline_samples": bsamples,
                      "cpu_samples": cpu, "baseline_cpu_samples": bcpu,
                      "paints_per_edit": float(np.mean(paints)), "late_paints": late,
                      "baseline_late_paints": blate}
