@@ -314,8 +314,20 @@ def op_work(kind: OpKind | str, dims: Mapping[str, object], dtypes: Mapping[str,
     d = validate_dims(k, dims)
     dt = resolve_dtypes(k, dtypes or {})
     sh = validate_shard(k, shard)
-    if phase and phase not in k.phases:
-        raise ModelError(f"{k.name} has no phase {phase!r}", "phase")
-    if k.phases != ("",):
-        return k.work(d, dt, sh, params or {}, phase=phase or k.phases[0])
-    return k.work(d, dt, sh, params or {})
+    check_phase(k, phase)
+    return count_work(k, d, dt, sh, params, phase)
+
+
+def check_phase(kind: OpKind, phase: str) -> None:
+    if phase and phase not in kind.phases:
+        raise ModelError(f"{kind.name} has no phase {phase!r}", "phase")
+
+
+def count_work(kind: OpKind, dims: Mapping[str, Array], dtypes: Mapping[str, Dtype],
+               shard: Shard | None, params: Mapping | None = None, phase: str = "") -> Work:
+    """:func:`op_work` for inputs already checked: ``dims`` from :func:`validate_dims`,
+    ``dtypes`` from :func:`resolve_dtypes`, ``shard`` from :func:`validate_shard` and the
+    phase from :func:`check_phase` (callers that count one op many times check once)."""
+    if kind.phases != ("",):
+        return kind.work(dims, dtypes, shard, params or {}, phase=phase or kind.phases[0])
+    return kind.work(dims, dtypes, shard, params or {})

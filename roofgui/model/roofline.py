@@ -18,7 +18,8 @@ import numpy as np
 
 from .chips import Chip, Peak
 from .errors import ModelError
-from .ops import OpKind, Shard, Work, get_kind, op_work
+from .ops import (OpKind, Shard, Work, check_phase, count_work, get_kind, op_work,
+                  resolve_dtypes, validate_dims, validate_shard)
 
 BOUNDS = ("compute", "memory", "network")
 
@@ -56,9 +57,17 @@ class ChipFigures:
         return None if not self.link_bandwidth else self.peak / self.link_bandwidth
 
 
+def _unscaled(settings: Settings) -> bool:
+    """True when every what-if multiplier is a plain 1 (a float or int, not a bool)."""
+    return all(type(v) in (float, int) and v == 1 for v in (settings.peak, settings.hbm, settings.link))
+
+
 def chip_figures(chip: Chip, work: Work, settings: Settings = Settings()) -> ChipFigures:
     """Pick the peak for the op's unit and compute dtype, the HBM and link bandwidths."""
-    scaled = chip.scaled(settings.peak, settings.hbm, settings.link)
+    if _unscaled(settings):  # (what Chip.scaled returns for ×1 everywhere, without its checks)
+        scaled = chip
+    else:
+        scaled = chip.scaled(settings.peak, settings.hbm, settings.link)
     info = scaled.peak(work.compute.peak_key, work.unit)
     notes = [info.note] if info.note else []
     frac = 1.0
@@ -334,27 +343,61 @@ def critical_values_many(kind: OpKind, dims: Mapping[str, float], figures: Seque
         out = [critical_values(kind, dims, f, dtypes=dtypes, shard=shard, params=params, phase=phase)
                for f in figs]
         return [{n: d[n] for n in wanted} for d in out]
+    if not wanted:
+        return [{} for _ in figs]
+    probe_x = np.array([_PROBE_LO, _PROBE_HI])
+    works = _probe_works(kind, base, wanted, probe_x, dtypes, shard, params, phase)
+    # Every dimension and every chip at once: names × chips × the two probe points.
+    work = np.empty((3, len(works), 1, 2))
+    for k, w in enumerate(works):
+        work[0, k], work[1, k], work[2, k] = w.flops, w.hbm_bytes, w.net_bytes
+    flops, hbm_bytes, net_bytes = work
     peak = np.array([f.peak for f in figs], dtype=np.float64)[:, None]
     hbm = np.array([f.hbm_bandwidth for f in figs], dtype=np.float64)[:, None]
     link = np.array([f.link_bandwidth or 0.0 for f in figs], dtype=np.float64)[:, None]
+    comms = np.empty((2, len(works), len(figs), 2))  # T_hbm, T_net
+    with np.errstate(divide="ignore", invalid="ignore"):  # T_math, T_hbm, T_net as roofline()
+        t_math = flops / peak
+        np.divide(hbm_bytes, hbm, out=comms[0])
+        comms[1] = np.where(net_bytes > 0, net_bytes / np.where(link > 0, link, np.inf), 0.0)
+    x = _crossing(t_math, comms)
     out: list[dict[str, float | None]] = [{} for _ in figs]
-    probe_x = np.array([_PROBE_LO, _PROBE_HI])
-    for name in wanted:
-        probe = {k: v for k, v in base.items() if k != name}
-        probe[name] = probe_x
-        w = op_work(kind, probe, dtypes, shard, params, phase)
-        flops, hbm_bytes, net_bytes = (np.asarray(a, dtype=np.float64)
-                                       for a in (w.flops, w.hbm_bytes, w.net_bytes))
-        with np.errstate(divide="ignore", invalid="ignore"):  # T_math, T_hbm, T_net as roofline()
-            t_math = flops / peak
-            t_hbm = hbm_bytes / hbm
-            t_net = np.where(net_bytes > 0, net_bytes / np.where(link > 0, link, np.inf), 0.0)
-        shape = (len(figs), 2)
-        times = [np.broadcast_to(t, shape) for t in (t_math, t_hbm, t_net)]
-        x = _crossing(times[0], times[1:])
-        for d, v in zip(out, x.tolist()):
-            d[name] = v if np.isfinite(v) else None
+    for name, row in zip(wanted, x.tolist()):
+        for d, v in zip(out, row):
+            d[name] = v if math.isfinite(v) else None
     return out
+
+
+def _probe_works(kind: OpKind, base: Mapping[str, object], names: Sequence[str],
+                 probe_x: np.ndarray, dtypes, shard, params, phase: str) -> list[Work]:
+    """``op_work`` with each of ``names`` set to the probe points in turn, the others at ``base``.
+
+    The inputs are checked once rather than once per dimension: the probe points are
+    valid for every dimension, so once ``base`` passes, each probe would too.  When it
+    does not, every probe is counted through ``op_work`` as before, so that the first
+    problem met is the one reported.
+    """
+    try:
+        checked = validate_dims(kind, base)
+    except ModelError:
+        checked = None
+    if checked is None:
+        out = []
+        for name in names:
+            probe = {k: v for k, v in base.items() if k != name}
+            probe[name] = probe_x
+            out.append(op_work(kind, probe, dtypes, shard, params, phase))
+        return out
+    dt = resolve_dtypes(kind, dtypes or {})
+    sh = validate_shard(kind, shard)
+    check_phase(kind, phase)
+    out = []
+    for name in names:
+        probe = dict(checked)
+        probe[name] = probe_x
+        out.append(count_work(kind, probe, dt, sh, params, phase))
+    return out
+
 
 #: The two points each dimension is probed at to read off slopes and intercepts.
 #: Far apart, so the slope is not lost to cancellation against a large intercept.
@@ -363,11 +406,17 @@ _PROBE_LO, _PROBE_HI = 1.0, 2.0**20
 _REL_TOL = 1e-9
 
 
-def _crossing(t_math: np.ndarray, comms: list[np.ndarray]) -> np.ndarray:
+def _crossing(t_math: np.ndarray, comms: list[np.ndarray] | np.ndarray) -> np.ndarray:
     """Where ``t_math`` (affine in x) starts (or stops) exceeding every comms time.
 
-    Each argument has a trailing axis of 2: the times at the two probe points.
+    Each time has a trailing axis of 2: the times at the two probe points; ``comms`` is
+    a list of arrays the shape of ``t_math``, or one array with the levels stacked first.
     Returns an array over the leading axes, NaN where there is no crossing.
+
+    The comms levels are stacked along a new leading axis and handled in one pass: the
+    compute-bound set is the intersection of one half-line per level, so its start is
+    the largest of the levels' lower ends (from 0) and its end the smallest of their
+    upper ends (from ∞), NaN if any is NaN, whatever the order.
     """
     x0, x1 = _PROBE_LO, _PROBE_HI
 
@@ -375,23 +424,20 @@ def _crossing(t_math: np.ndarray, comms: list[np.ndarray]) -> np.ndarray:
         slope = (t[..., 1] - t[..., 0]) / (x1 - x0)
         return slope, t[..., 0] - slope * x0
 
+    c = comms if isinstance(comms, np.ndarray) else np.stack(comms)
     m1, m0 = line(t_math)
-    lo = np.zeros(m1.shape)
-    hi = np.full(m1.shape, np.inf)
-    never = np.zeros(m1.shape, dtype=bool)
-    for c in comms:
-        c1, c0 = line(c)
-        a = m1 - c1  # compute-bound against this level where a·x ≥ rhs
-        rhs = c0 - m0
-        flat = np.abs(a) <= _REL_TOL * np.maximum(np.abs(m1), np.abs(c1))
-        # Intercepts equal to within rounding of the values they came from: they are equal.
-        zero = np.abs(rhs) <= _REL_TOL * (np.abs(t_math[..., 0]) + np.abs(c[..., 0]))
-        rhs = np.where(zero, 0.0, rhs)
-        never |= flat & (rhs > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.where(flat, 0.0, rhs / np.where(flat, 1.0, a))
-        lo = np.where(~flat & (a > 0), np.maximum(lo, x), lo)
-        hi = np.where(~flat & (a < 0), np.minimum(hi, x), hi)
+    c1, c0 = line(c)
+    a = m1 - c1  # compute-bound against each level where a·x ≥ rhs
+    rhs = c0 - m0
+    flat = np.abs(a) <= _REL_TOL * np.maximum(np.abs(m1), np.abs(c1))
+    # Intercepts equal to within rounding of the values they came from: they are equal.
+    zero = np.abs(rhs) <= _REL_TOL * (np.abs(t_math[..., 0]) + np.abs(c[..., 0]))
+    rhs = np.where(zero, 0.0, rhs)
+    never = (flat & (rhs > 0)).any(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.where(flat, 0.0, rhs / np.where(flat, 1.0, a))
+    lo = np.where(~flat & (a > 0), x, 0.0).max(axis=0, initial=0.0)
+    hi = np.where(~flat & (a < 0), x, np.inf).min(axis=0, initial=np.inf)
     res = np.where(lo > 0, lo, np.where(np.isfinite(hi), hi, np.nan))
     res = np.where(never | (lo >= hi) | (res <= 0), np.nan, res)
     return res

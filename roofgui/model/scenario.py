@@ -486,6 +486,9 @@ def sweep_values(spec: SweepSpec) -> np.ndarray:
     return v
 
 
+_RESULT_FIELDS = tuple(Result.__dataclass_fields__)
+
+
 @dataclass(frozen=True)
 class SweepCurve:
     op_index: int
@@ -509,35 +512,35 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
     chips, errors = resolve_chips(scenario, catalog)
     settings = scenario.settings()
     curves: list[SweepCurve] = []
+    dim = scenario.sweep.dim
     for i, op in enumerate(scenario.ops):
         kind = OP_KINDS.get(op.kind)
-        if kind is None or scenario.sweep.dim not in kind.dim_names():
+        if kind is None or dim not in kind.dim_names():
             continue
+        base, shard = op.full_dims(), op.shard_obj()
+        dims = dict(base)
+        dims[dim] = x
         for phase in kind.phases:
-            dims = op.full_dims()
-            dims[scenario.sweep.dim] = x
             try:
-                work = op_work(kind, dims, op.dtypes, op.shard_obj(), op.params, phase)
+                work = op_work(kind, dims, op.dtypes, shard, op.params, phase)
             except ModelError as e:
                 errors.append(f"{op.name}: {e}")
                 continue
-            ok_chips, ok_figs = [], []
+            ok_figs = []
             for chip in chips:
                 try:
                     ok_figs.append(chip_figures(chip, work, settings))
-                    ok_chips.append(chip)
                 except ModelError as e:
                     errors.append(f"{op.name} on {chip.name}: {e}")
-            if not ok_chips:
+            if not ok_figs:
                 continue
             res = evaluate_figures(work, ok_figs)  # evaluate_many, without a second lookup
-            crits = critical_values_many(kind, op.full_dims(), ok_figs, dtypes=op.dtypes,
-                                         shard=op.shard_obj(), params=op.params, phase=phase,
-                                         names=[scenario.sweep.dim])
-            fields = [np.asarray(getattr(res, f)) for f in Result.__dataclass_fields__]
-            for c, (figs, crit) in enumerate(zip(ok_figs, crits)):
-                r = Result(*(a[c] for a in fields))
-                curves.append(SweepCurve(i, op, phase, figs.chip, x, r, crit.get(scenario.sweep.dim)))
+            crits = critical_values_many(kind, base, ok_figs, dtypes=op.dtypes, shard=shard,
+                                         params=op.params, phase=phase, names=[dim])
+            # each chip's Result: row c of every field (iterating an array yields its rows)
+            rows = zip(*(getattr(res, f) for f in _RESULT_FIELDS))
+            for figs, crit, row in zip(ok_figs, crits, rows):
+                curves.append(SweepCurve(i, op, phase, figs.chip, x, Result(*row), crit.get(dim)))
     return curves, errors
 
 
