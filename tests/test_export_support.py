@@ -100,3 +100,42 @@ def distinct_colours(img, step: int = 7) -> int:
         for x in range(0, img.width(), step):
             seen.add(img.pixel(x, y))
     return len(seen)
+
+
+def same_pixels(a, b) -> bool:
+    """The same picture: same size, and all but a few antialiased pixels identical.
+
+    Qt's text rasteriser is not bit-for-bit repeatable between runs (the glyph
+    cache's history moves a glyph's edge by a few levels), so allow at most 0.1 %
+    of the pixels to differ, each by at most 32 levels; a different style, size,
+    plot or layout changes far more than that.
+    """
+    import numpy as np
+    from PySide6.QtGui import QImage
+
+    a = a.convertToFormat(QImage.Format.Format_ARGB32)
+    b = b.convertToFormat(QImage.Format.Format_ARGB32)
+    if a.size() != b.size():
+        return False
+    if a == b:
+        return True
+    x = np.frombuffer(a.constBits(), np.uint8, a.sizeInBytes()).astype(np.int16)
+    y = np.frombuffer(b.constBits(), np.uint8, b.sizeInBytes()).astype(np.int16)
+    d = np.abs(x - y).reshape(-1, 4).max(axis=1)
+    return int(d.max()) <= 32 and np.count_nonzero(d) <= 0.001 * d.size
+
+
+def argb_array(img):
+    """A QImage's pixels as an (h, w, 4) uint8 array of straight (not premultiplied)
+    R, G, B, A, read with QImage.pixel: independent of any PNG code."""
+    import numpy as np
+    from PySide6.QtGui import QImage
+
+    img = img.convertToFormat(QImage.Format.Format_ARGB32)
+    w, h = img.width(), img.height()
+    out = np.empty((h, w, 4), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            v = img.pixel(x, y)
+            out[y, x] = ((v >> 16) & 255, (v >> 8) & 255, v & 255, (v >> 24) & 255)
+    return out
