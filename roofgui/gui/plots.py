@@ -132,6 +132,35 @@ class _Scatter(pg.ScatterPlotItem):
         self._br = None
         super().setData(*args, **kwargs)
 
+    def paint(self, p, option, widget=None):
+        """One spot (an op's point, its link twin): draw its symbol straight away.
+
+        pyqtgraph's general path (view culling, coordinate arrays, the symbol
+        atlas) costs ~0.3 ms of Python per item and paint, for every op point
+        a repaint touches; this is the same drawing (its own per-symbol path,
+        as pyqtgraph draws when exporting) for a few µs.
+        """
+        d = self.data
+        if len(d) != 1 or not self.opts["pxMode"] or self.opts.get("compositionMode") is not None:
+            super().paint(p, option, widget)
+            return
+        if not d["visible"][0]:
+            return
+        if self._exportOpts is not False:
+            aa = self._exportOpts.get("antialias", True)
+            scale = self._exportOpts.get("resolutionScale", 1.0)
+        else:
+            aa, scale = self.opts["antialias"], 1.0
+        pt = p.transform().map(QtCore.QPointF(float(d["x"][0]), float(d["y"][0])))
+        if not (abs(pt.x()) < 2 ** 30 and abs(pt.y()) < 2 ** 30):  # (NaN too)
+            return
+        symbol, size, pen, brush = (col[0] for col in self._style(["symbol", "size", "pen", "brush"],
+                                                                   scale=scale))
+        p.resetTransform()
+        p.setRenderHint(p.RenderHint.Antialiasing, aa)
+        p.translate(pt)
+        drawSymbol(p, symbol, size, pen, brush)
+
 
 class _Sample(pg.ItemSample):
     """Legend sample drawn to the style's sizes (pyqtgraph's is a fixed 20 px)."""
@@ -580,6 +609,8 @@ class RooflinePlot(_LogPlot):
             self.region_labels[kind] = self._new_text(-90, (0.5, 0.0))
             self.region_labels[kind].setVisible(False)
         self._colours: dict[str, int] = {}
+        self._roof_samples_key = None
+        self._roof_samples = (np.empty(0), np.empty(0))
         self._apply_base_style()
         self._restyle_items()
 
@@ -921,17 +952,25 @@ class RooflinePlot(_LogPlot):
         g = self.geometry
         if g is None:
             return np.empty(0), np.empty(0)
-        xs, ys = [], []
         x0, x1, y0, y1 = self.view_range()
-        step = (x1 - x0) / 150.0
-        for c in g.chips:
-            for r in c.roofs:
-                dx, dy = pd.densify(r.x.clip(x0 - 1, x1 + 1), r.y, step)
-                xs.append(dx)
-                ys.append(dy)
-        xs.append(np.array([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x]))
-        ys.append(np.array([p.y for p in g.points] + [p.y for p in g.points if p.net_x]))
-        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
+        # the roofs, sampled along their length: the same until the chips or the view change
+        key = (x0, x1, y0, y1, tuple((r.key, r.x.tobytes(), r.y.tobytes())
+                                     for c in g.chips for r in c.roofs))
+        if key != self._roof_samples_key:
+            step = (x1 - x0) / 150.0
+            xs, ys = [np.empty(0)], [np.empty(0)]
+            for c in g.chips:
+                for r in c.roofs:
+                    dx, dy = pd.densify(r.x.clip(x0 - 1, x1 + 1), r.y, step)
+                    xs.append(dx)
+                    ys.append(dy)
+            self._roof_samples = (np.concatenate(xs), np.concatenate(ys))
+            self._roof_samples_key = key
+        xs = np.concatenate([self._roof_samples[0],
+                             [p.x for p in g.points], [p.net_x for p in g.points if p.net_x]])
+        ys = np.concatenate([self._roof_samples[1],
+                             [p.y for p in g.points], [p.y for p in g.points if p.net_x]])
+        sx, sy = self._to_scene(xs, ys)
         tx, ty = self._label_samples(list(self.op_labels.values())
                                      + list(self.roof_labels.values()))
         return np.concatenate([sx] + tx), np.concatenate([sy] + ty)

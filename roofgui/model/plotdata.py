@@ -741,8 +741,24 @@ def op_labels(points: Sequence[Point], min_dx: float = 0.25) -> list[OpLabel]:
     return out
 
 
+#: point tooltips by analysis: the model hands back the same analysis object for an op it
+#: did not re-evaluate, so an edit formats only the edited op's tooltips (a dozen figures each)
+_TOOLTIPS: dict[int, tuple[object, str, str]] = {}
+
+
 def point_tooltip(e) -> str:
     """Rich-text tooltip with the exact figures of an entry."""
+    hit = _TOOLTIPS.get(id(e.analysis))
+    if hit is not None and hit[0] is e.analysis and hit[1] == e.label:
+        return hit[2]
+    text = _point_tooltip(e)
+    if len(_TOOLTIPS) > 1024:
+        _TOOLTIPS.clear()
+    _TOOLTIPS[id(e.analysis)] = (e.analysis, e.label, text)  # (holds it: its id stays its own)
+    return text
+
+
+def _point_tooltip(e) -> str:
     r = e.analysis.result
     f = e.analysis.figures
     bound = BOUNDS[int(r.bound_code)]

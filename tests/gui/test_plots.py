@@ -585,3 +585,47 @@ def test_region_labels_never_under_the_legend(qtbot, cat, size):
     assert shown  # something is named
     for kind in shown:
         assert not w.region_labels[kind].sceneBoundingRect().intersects(legend), kind
+
+
+@pytest.mark.parametrize("symbol", ["o", "s", "t", "d"])
+def test_a_one_spot_point_paints_as_pyqtgraph_draws_it(qtbot, symbol):
+    """The op points' fast paint path draws what pyqtgraph's own per-symbol path draws."""
+    import pyqtgraph as pg
+    from roofgui.gui.plots import _Scatter
+
+    images = []
+    for cls, kw in ((_Scatter, {}), (pg.ScatterPlotItem, {"useCache": False})):
+        w = pg.PlotWidget()
+        qtbot.addWidget(w)
+        w.resize(300, 200)
+        w.setBackground("w")
+        item = cls(antialias=True, **kw)
+        item.setData(x=[1.37], y=[2.21], data=["tip"], symbol=symbol)
+        item.setPen(pg.mkPen("#222222", width=1.5))
+        item.setBrush(pg.mkBrush("#1f77b4"))
+        item.setSize(13)
+        w.addItem(item)
+        w.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
+        w.show()
+        qtbot.waitExposed(w)
+        images.append(w.grab().toImage())
+    a, b = images
+    assert a.size() == b.size()
+    diff = sum(a.pixel(x, y) != b.pixel(x, y) for x in range(a.width()) for y in range(a.height()))
+    assert diff == 0
+    # and the spot is there (not two blank plots): the brush colour, about where it belongs
+    blue = QtGui.QColor("#1f77b4").rgb()
+    hits = [(x, y) for x in range(a.width()) for y in range(a.height()) if a.pixel(x, y) == blue]
+    assert len(hits) > 20
+
+
+def test_op_points_hit_test_and_tooltips_after_fast_paint(roof, cat):
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.repaint()
+    item = roof.points[(0, "", "tpu-v5e")]
+    assert isinstance(item, type(roof.ridge_items["tpu-v5e"]))  # the same class
+    (px, py), = scatter_xy(item)
+    scene = roof.vb.mapViewToScene(QtCore.QPointF(px, py))
+    tip = roof.tooltip_at_scene(scene)
+    assert tip and "TPU v5e" in tip
