@@ -318,12 +318,14 @@ def cmd_export(args, out) -> int:
 COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export}
 
 
-def _load_plugins() -> None:
-    """Import modules that register extra op kinds and their CLI options."""
+def _load_plugins(cli: bool = True) -> None:
+    """Import modules that register extra op kinds and (with ``cli``) their CLI options."""
     try:
         from .model import llm  # noqa: F401
     except ImportError:
         pass
+    if not cli:
+        return
     try:
         from . import cli_llm  # noqa: F401
     except ImportError:
@@ -334,10 +336,13 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     """Entry point.  Returns the exit status."""
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
-    _load_plugins()
     if not argv or argv[0] in ("gui", "open") or (argv[0].endswith(".json") and len(argv) == 1):
+        # The window needs the model's op kinds, not the command line's options. (Imported
+        # here, before Qt: PySide6 inspects the source of every module imported after it.)
+        _load_plugins(cli=False)
         from .app import main as gui_main
         return gui_main(argv[1:] if argv and argv[0] in ("gui", "open") else argv)
+    _load_plugins()
     try:
         args = build_parser().parse_args(argv)
         if args.version:

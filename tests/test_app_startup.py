@@ -536,12 +536,13 @@ def test_listeners_hear_every_error_and_a_failing_listener_is_ignored(qapp, repo
     def bad_listener(*a):
         raise RuntimeError("listener broke")
 
+    before = list(errors_dialog._listeners)  # (autosave's own listener stays for later tests)
     errors_dialog.add_error_listener(bad_listener)
     errors_dialog.add_error_listener(lambda t, e, tb: heard.append(str(e)))
     try:
         errors_dialog.report_exception(ValueError("told"))
     finally:
-        errors_dialog._listeners.clear()
+        errors_dialog._listeners[:] = before
     assert heard == ["told"] and reporter.handled == 1
 
 
@@ -588,3 +589,153 @@ def test_about_ignores_user_chips(qtbot, tmp_path):
                    sources={"X": "my private notes"})
     cat.chips["my-chip"] = mine
     assert about.shipped_sources(cat) == builtin
+
+
+# -- start-up cost: what the first paint does not need is built or imported later ---------
+#: Modules the window needs only once the user asks for them (export, dialogs, the CLI's
+#: own options); none may be imported by the time the window has painted.
+NOT_AT_START = ("roofgui.export", "roofgui.export.render", "roofgui.gui.export_dialog",
+                "roofgui.gui.about", "roofgui.gui.chip_dialogs", "roofgui.cli_llm", "secrets")
+
+
+def test_the_started_window_has_imported_and_built_only_what_its_first_paint_needs(tmp_path):
+    stamp = tmp_path / "first-paint"
+    code = f"""
+import os, sys
+from PySide6 import QtCore
+from roofgui.gui import first_paint
+
+def done(self, _write=first_paint.FirstPaintProbe._write):
+    _write(self)
+    from roofgui.gui.main_window import MainWindow
+    from PySide6.QtWidgets import QApplication
+    (w,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+    from roofgui.gui.plots import SweepPlot
+    print("IMPORTED", *[m for m in {NOT_AT_START!r} if m in sys.modules])
+    print("SWEEP_BUILT", w._sweep_plot is not None, bool(w.findChildren(SweepPlot)))
+    print("EVALUATED", w.evaluation is not None and bool(w.evaluation.entries)
+          and w.roofline_plot.geometry is not None)
+    sys.stdout.flush()
+    QApplication.instance().exit(0)
+
+first_paint.FirstPaintProbe._write = done
+from roofgui.cli import main
+sys.exit(main([]))
+"""
+    env = _env_without_display(tmp_path, QT_QPA_PLATFORM="offscreen",
+                               ROOFGUI_BENCH_FIRST_PAINT=str(stamp))
+    r = _run(["-c", code], env)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
+    assert lines.get("IMPORTED", "") == "", r.stdout
+    assert lines["SWEEP_BUILT"] == "False False"
+    assert lines["EVALUATED"] == "True"
+    assert float(stamp.read_text()) > 0  # the benchmark's hook still writes its time
+
+
+@pytest.fixture
+def shipped_catalog():
+    from roofgui.model.catalog import Catalog
+
+    return Catalog.load(user_dir=False)
+
+
+def _close(w) -> None:
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    w.doc.load(w.doc.scenario)  # no unsaved-changes question
+    w.close()
+    w.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def test_the_sweep_plot_is_built_when_its_tab_is_first_shown_and_shows_the_sweep(
+        qtbot, shipped_catalog):
+    from roofgui.gui.main_window import TAB_SWEEP, MainWindow
+    from roofgui.gui.plots import SweepPlot
+    from roofgui.model.scenario import sweep_scenario
+
+    w = MainWindow(catalog=shipped_catalog, restore=False)
+    w.show()
+    qtbot.waitExposed(w)
+    w.live.flush()
+    assert w._sweep_plot is None and not w.findChildren(SweepPlot)
+    assert w.sweep_stack.count() == 0
+    w.tabs.setCurrentIndex(TAB_SWEEP)
+    w.live.flush()
+    plot = w._sweep_plot
+    assert isinstance(plot, SweepPlot) and w.sweep_plot is plot  # built once
+    assert w.sweep_stack.currentWidget() is plot and w.current_plot() is plot
+    assert plot.isVisible() and plot.accessibleName() == "Sweep plot"
+    assert plot.style == w.roofline_plot.style  # the window's (light or dark) style
+    curves, _ = sweep_scenario(w.doc.scenario, shipped_catalog)
+    assert curves and set(plot.curves) == {(c.op_index, c.phase, c.chip.id) for c in curves}
+    for c in curves:  # each curve is the model's (drawn as log10 values)
+        key = (c.op_index, c.phase, c.chip.id)
+        assert plot.curves[key].isVisible()
+    assert plot.geometry is not None and plot.geometry.lines
+    # later edits reach it like any plot
+    before = {k: tuple(map(tuple, c.getData())) for k, c in plot.curves.items()}
+    w.doc.edit("Set D", lambda s: s.ops[0].dims.__setitem__("D", 1024))
+    w.live.flush()
+    after = {k: tuple(map(tuple, c.getData())) for k, c in plot.curves.items()}
+    assert after != before
+    _close(w)
+
+
+def test_a_new_document_or_a_palette_change_builds_no_sweep_plot(qtbot, shipped_catalog):
+    from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP, MainWindow
+    from roofgui.gui.style import SCREEN_DARK
+    from roofgui.model.scenario import default_scenario
+
+    w = MainWindow(catalog=shipped_catalog, restore=False)
+    w.doc.load(default_scenario())
+    w.live.flush()
+    w._apply_palette()
+    w.fit_view()
+    assert w._sweep_plot is None and w._llm_sweep_plot is None
+    # built while the window is dark: built dark
+    w.roofline_plot.set_style(SCREEN_DARK)
+    w.tabs.setCurrentIndex(TAB_SWEEP)
+    w.live.flush()
+    assert w._sweep_plot is not None and w._sweep_plot.style == SCREEN_DARK
+    w.tabs.setCurrentIndex(TAB_ROOFLINE)
+    _close(w)
+
+
+def _first_frame(qtbot, catalog, build_sweep_first: bool, path=None):
+    from PySide6.QtWidgets import QApplication
+
+    from roofgui.gui.main_window import MainWindow
+
+    w = MainWindow(catalog=catalog, open_path=path, restore=False)
+    if build_sweep_first:
+        w.sweep_plot  # as the window did before the sweep plot was deferred
+    w.show()
+    qtbot.waitExposed(w)
+    for _ in range(3):
+        QApplication.processEvents()
+    img = w.grab().toImage()
+    _close(w)
+    return img
+
+
+@pytest.mark.parametrize("busy", [False, True], ids=["first-launch", "four-ops-eight-chips"])
+def test_deferring_the_sweep_plot_leaves_the_first_frame_unchanged(qtbot, shipped_catalog, tmp_path,
+                                                                  busy):
+    path = None
+    if busy:
+        from roofgui.model.scenario import OpSpec, default_scenario, save_scenario
+
+        sc = default_scenario()
+        sc.chips = ["tpu-v5e", "tpu-v5p", "tpu-v6e", "h100-sxm", "h200", "b200", "mi300x", "gaudi3"]
+        sc.chips = [c for c in sc.chips if c in shipped_catalog.chips]
+        sc.ops.append(OpSpec("down", "matmul", {"B": 64, "D": 4096, "F": 4096},
+                             {"x": "bf16", "w": "int8", "out": "bf16", "compute": "bf16"}))
+        path = tmp_path / "busy.json"
+        save_scenario(sc, path)
+    deferred = _first_frame(qtbot, shipped_catalog, False, path)
+    eager = _first_frame(qtbot, shipped_catalog, True, path)
+    assert deferred.size() == eager.size()
+    assert deferred == eager

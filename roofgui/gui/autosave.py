@@ -23,7 +23,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import secrets
 import time
 import weakref
 from dataclasses import dataclass
@@ -131,7 +130,7 @@ class Autosaver(QObject):
         super().__init__(parent)
         self.doc = doc
         self.directory = Path(directory) if directory is not None else autosave_dir()
-        self.session = f"{os.getpid()}-{secrets.token_hex(6)}"
+        self.session = f"{os.getpid()}-{os.urandom(6).hex()}"  # (= secrets.token_hex(6))
         _OWN_SESSIONS.add(self.session)
         self.path = self.directory / f"{self.session}.json"
         self.writes = 0

@@ -61,9 +61,12 @@ def window_state(window) -> WindowState:
     scenario = copy.deepcopy(doc.scenario)
     plot = "roofline"
     current = getattr(window, "current_plot", None)
-    if callable(current) and any(current() is getattr(window, name, object())
-                                 for name in ("sweep_plot", "llm_sweep_plot")):
-        plot = "sweep"
+    if callable(current):
+        shown = current()
+        # (the roofline first: asking for a sweep plot the window has not built builds it)
+        if shown is not getattr(window, "roofline_plot", object()) and any(
+                shown is getattr(window, name, object()) for name in ("sweep_plot", "llm_sweep_plot")):
+            plot = "sweep"
     return WindowState(scenario, window.catalog, plot, getattr(doc, "path", None))
 
 

@@ -237,7 +237,7 @@ class MainWindow(QMainWindow):
     def __init__(self, catalog: Catalog | None = None, open_path: str | Path | None = None,
                  *, restore: bool = True) -> None:
         super().__init__()
-        from .plots import RooflinePlot, SweepPlot
+        from .plots import RooflinePlot
         from .style import screen_style
 
         self._screen_style = screen_style
@@ -282,15 +282,14 @@ class MainWindow(QMainWindow):
         sl.setSpacing(0)
         self.sweep_controls = SweepControls(self.doc)
         sl.addWidget(self.sweep_controls)
-        self.sweep_plot = SweepPlot()
-        self.sweep_plot.setAccessibleName("Sweep plot")
+        # the sweep plots are built when the tab first shows them (see sweep_plot), and
         # the LLM step's views (throughput, per-token latency against batch) share the tab
-        # (built when first shown: see llm_sweep_plot)
+        # (see llm_sweep_plot): neither costs anything at start-up
+        self._sweep_plot = None
         from .llm_sweep import install_sweep_choices
 
         self._llm_sweep_plot = None
         self.sweep_stack = QStackedWidget()
-        self.sweep_stack.addWidget(self.sweep_plot)
         sl.addWidget(self.sweep_stack, 1)
         install_sweep_choices(self.sweep_controls)
         self.tabs.addTab(sweep_page, "S&weep")
@@ -466,12 +465,24 @@ class MainWindow(QMainWindow):
         return self.llm_sweep_plot if self.show_sweep_view() else self.sweep_plot
 
     @property
+    def sweep_plot(self):
+        """The sweep plot (:class:`~roofgui.gui.plots.SweepPlot`), built on first use."""
+        if self._sweep_plot is None:
+            from .plots import SweepPlot
+
+            p = SweepPlot(style=self.roofline_plot.style)  # (the window's style: _apply_palette)
+            p.setAccessibleName("Sweep plot")
+            self.sweep_stack.insertWidget(0, p)  # (the LLM view, if built already, stays shown)
+            self._sweep_plot = p
+        return self._sweep_plot
+
+    @property
     def llm_sweep_plot(self):
         """The LLM step's sweep views (:class:`~roofgui.gui.llm_sweep.LlmSweepPlot`), built on first use."""
         if self._llm_sweep_plot is None:
             from .llm_sweep import LlmSweepPlot
 
-            p = LlmSweepPlot(style=self.sweep_plot.style)
+            p = LlmSweepPlot(style=self.roofline_plot.style)
             p.setAccessibleName("LLM sweep plot")
             self.sweep_stack.addWidget(p)
             self._llm_sweep_plot = p
@@ -518,9 +529,9 @@ class MainWindow(QMainWindow):
         # a new document: show its saved zoom, or fit
         self.live.flush()
         self.roofline_plot.set_view(self.doc.scenario.view.roofline)
-        self.sweep_plot.fit()
-        if self._llm_sweep_plot is not None:
-            self._llm_sweep_plot.fit()
+        for p in (self._sweep_plot, self._llm_sweep_plot):
+            if p is not None:
+                p.fit()
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")
@@ -573,7 +584,7 @@ class MainWindow(QMainWindow):
     # -- palette -------------------------------------------------------------------------
     def _apply_palette(self) -> None:
         style = self._screen_style(palette_is_dark(self.palette()))
-        for p in (self.roofline_plot, self.sweep_plot, self._llm_sweep_plot):
+        for p in (self.roofline_plot, self._sweep_plot, self._llm_sweep_plot):
             if p is None:
                 continue
             if p.style != style:
