@@ -15,6 +15,7 @@ Conventions
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -93,6 +94,15 @@ def _shard_factor(shard: Shard | None, axis: str) -> float:
     return float(shard.n) if shard is not None and shard.axis == axis else 1.0
 
 
+def _per_chip(v: Array, shard: Shard | None, axis: str) -> Array:
+    """A dimension's share per chip: ``v / n`` along the sharded axis (a float64 array
+    not divided by 1 is itself, without a pass over it)."""
+    f = _shard_factor(shard, axis)
+    if f == 1.0 and isinstance(v, np.ndarray) and v.dtype == np.float64:
+        return v
+    return v / f
+
+
 def _allreduce_bytes(shard: Shard | None, axis: str, out_bytes: Array) -> Array:
     if shard is None or shard.axis != axis or shard.n <= 1:
         return np.zeros_like(out_bytes)
@@ -103,9 +113,9 @@ def _allreduce_bytes(shard: Shard | None, axis: str, out_bytes: Array) -> Array:
 def matmul_work(dims: Mapping[str, Array], dt: Mapping[str, Dtype], shard: Shard | None,
                 params: Mapping | None = None) -> Work:
     """``X[B,D] · Y[D,F] → Z[B,F]`` per chip."""
-    B = dims["B"] / _shard_factor(shard, "B")
-    D = dims["D"] / _shard_factor(shard, "D")
-    F = dims["F"] / _shard_factor(shard, "F")
+    B = _per_chip(dims["B"], shard, "B")
+    D = _per_chip(dims["D"], shard, "D")
+    F = _per_chip(dims["F"], shard, "F")
     sx, sw, sz = dt["x"].bytes, dt["w"].bytes, dt["out"].bytes
     flops = 2.0 * B * D * F
     out = B * F * sz
@@ -124,9 +134,9 @@ def matmul_work(dims: Mapping[str, Array], dt: Mapping[str, Dtype], shard: Shard
 def batched_matmul_work(dims: Mapping[str, Array], dt: Mapping[str, Dtype], shard: Shard | None,
                         params: Mapping | None = None) -> Work:
     """``X[B,D] · Y[B,D,F] → Z[B,F]``: one weight matrix per batch element."""
-    B = dims["B"] / _shard_factor(shard, "B")
-    D = dims["D"] / _shard_factor(shard, "D")
-    F = dims["F"] / _shard_factor(shard, "F")
+    B = _per_chip(dims["B"], shard, "B")
+    D = _per_chip(dims["D"], shard, "D")
+    F = _per_chip(dims["F"], shard, "F")
     sx, sw, sz = dt["x"].bytes, dt["w"].bytes, dt["out"].bytes
     flops = 2.0 * B * D * F
     out = B * F * sz
@@ -269,15 +279,18 @@ def _check_dim(v: object, spec: DimSpec) -> Array:
         else:
             if a.size == 0:
                 raise ModelError("is an empty array", name)
-            if not np.all(np.isfinite(a)):
+            # Every test below is on the smallest or the largest element (NaN propagates
+            # to both): two passes over a sweep's array instead of one per test.
+            lo, hi = float(a.min()), float(a.max())
+            if not (math.isfinite(lo) and math.isfinite(hi)):
                 raise ModelError("must be finite (got NaN or inf)", name)
-            if np.any(a <= 0):
+            if lo <= 0:
                 raise ModelError("must be greater than zero", name)
-            if np.any(a > MAX_VALUE):
+            if hi > MAX_VALUE:
                 raise ModelError(f"is too large (at most {MAX_VALUE:g})", name)
-            if spec.integer and np.any(a < 1):
+            if spec.integer and lo < 1:
                 raise ModelError("must be at least 1", name)
-            if not spec.integer and np.any(a < MIN_VALUE):
+            if not spec.integer and lo < MIN_VALUE:
                 raise ModelError(f"is too small (at least {MIN_VALUE:g})", name)
             return a
     if not isinstance(v, (int, float, np.integer, np.floating)):

@@ -159,7 +159,7 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
             net_intensity = np.where(sends, flops / np.where(sends, net_bytes, 1.0), np.inf)
         else:  # nothing crosses a link (the common case): T_net is 0 everywhere
             t_net = np.zeros(())
-            net_intensity = np.full((), np.inf)
+            net_intensity = np.array(np.inf)
             if _quotients_positive(hbm_bytes, hbm_bw) or (t_hbm > 0.0).all():
                 t_comms = t_hbm  # max(T_hbm, 0) is T_hbm itself: share it
             else:  # zeros (of either sign), NaNs or negatives: as max(T_hbm, T_net) gives them
@@ -355,12 +355,12 @@ def critical_values_many(kind: OpKind, dims: Mapping[str, float], figures: Seque
     peak = np.array([f.peak for f in figs], dtype=np.float64)[:, None]
     hbm = np.array([f.hbm_bandwidth for f in figs], dtype=np.float64)[:, None]
     link = np.array([f.link_bandwidth or 0.0 for f in figs], dtype=np.float64)[:, None]
-    comms = np.empty((2, len(works), len(figs), 2))  # T_hbm, T_net
-    with np.errstate(divide="ignore", invalid="ignore"):  # T_math, T_hbm, T_net as roofline()
-        t_math = flops / peak
-        np.divide(hbm_bytes, hbm, out=comms[0])
-        comms[1] = np.where(net_bytes > 0, net_bytes / np.where(link > 0, link, np.inf), 0.0)
-    x = _crossing(t_math, comms)
+    times = np.empty((3, len(works), len(figs), 2))  # T_math, T_hbm, T_net
+    with np.errstate(divide="ignore", invalid="ignore"):  # as roofline() computes them
+        np.divide(flops, peak, out=times[0])
+        np.divide(hbm_bytes, hbm, out=times[1])
+        times[2] = np.where(net_bytes > 0, net_bytes / np.where(link > 0, link, np.inf), 0.0)
+    x = _crossing_stacked(times)
     out: list[dict[str, float | None]] = [{} for _ in figs]
     for name, row in zip(wanted, x.tolist()):
         for d, v in zip(out, row):
@@ -406,11 +406,11 @@ _PROBE_LO, _PROBE_HI = 1.0, 2.0**20
 _REL_TOL = 1e-9
 
 
-def _crossing(t_math: np.ndarray, comms: list[np.ndarray] | np.ndarray) -> np.ndarray:
+def _crossing(t_math: np.ndarray, comms: list[np.ndarray]) -> np.ndarray:
     """Where ``t_math`` (affine in x) starts (or stops) exceeding every comms time.
 
-    Each time has a trailing axis of 2: the times at the two probe points; ``comms`` is
-    a list of arrays the shape of ``t_math``, or one array with the levels stacked first.
+    Each time has a trailing axis of 2: the times at the two probe points; every comms
+    time has the shape of ``t_math``.
     Returns an array over the leading axes, NaN where there is no crossing.
 
     The comms levels are stacked along a new leading axis and handled in one pass: the
@@ -418,26 +418,28 @@ def _crossing(t_math: np.ndarray, comms: list[np.ndarray] | np.ndarray) -> np.nd
     the largest of the levels' lower ends (from 0) and its end the smallest of their
     upper ends (from ∞), NaN if any is NaN, whatever the order.
     """
-    x0, x1 = _PROBE_LO, _PROBE_HI
+    return _crossing_stacked(np.stack([t_math, *comms]))
 
-    def line(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        slope = (t[..., 1] - t[..., 0]) / (x1 - x0)
-        return slope, t[..., 0] - slope * x0
 
-    c = comms if isinstance(comms, np.ndarray) else np.stack(comms)
-    m1, m0 = line(t_math)
-    c1, c0 = line(c)
-    a = m1 - c1  # compute-bound against each level where a·x ≥ rhs
-    rhs = c0 - m0
-    flat = np.abs(a) <= _REL_TOL * np.maximum(np.abs(m1), np.abs(c1))
+def _crossing_stacked(t: np.ndarray) -> np.ndarray:
+    """:func:`_crossing` of ``t[0]`` (T_math) against the comms levels ``t[1:]``."""
+    # Slopes and intercepts of T_math (row 0) and every comms level (rows 1…) at once.
+    slope = (t[..., 1] - t[..., 0]) / (_PROBE_HI - _PROBE_LO)
+    icept = t[..., 0] - slope * _PROBE_LO
+    abs_slope, abs_t0 = np.abs(slope), np.abs(t[..., 0])
+    m1, m0 = slope[0], icept[0]
+    a = m1 - slope[1:]  # compute-bound against each level where a·x ≥ rhs
+    rhs = icept[1:] - m0
+    flat = np.abs(a) <= _REL_TOL * np.maximum(abs_slope[0], abs_slope[1:])
     # Intercepts equal to within rounding of the values they came from: they are equal.
-    zero = np.abs(rhs) <= _REL_TOL * (np.abs(t_math[..., 0]) + np.abs(c[..., 0]))
+    zero = np.abs(rhs) <= _REL_TOL * (abs_t0[0] + abs_t0[1:])
     rhs = np.where(zero, 0.0, rhs)
     never = (flat & (rhs > 0)).any(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         x = np.where(flat, 0.0, rhs / np.where(flat, 1.0, a))
-    lo = np.where(~flat & (a > 0), x, 0.0).max(axis=0, initial=0.0)
-    hi = np.where(~flat & (a < 0), x, np.inf).min(axis=0, initial=np.inf)
+    sloped = ~flat
+    lo = np.where(sloped & (a > 0), x, 0.0).max(axis=0, initial=0.0)
+    hi = np.where(sloped & (a < 0), x, np.inf).min(axis=0, initial=np.inf)
     res = np.where(lo > 0, lo, np.where(np.isfinite(hi), hi, np.nan))
     res = np.where(never | (lo >= hi) | (res <= 0), np.nan, res)
     return res
