@@ -130,7 +130,11 @@ class LiveEvaluator(QObject):
     ``schedule()`` starts a zero-interval single-shot timer: every edit made
     before control returns to the event loop (a burst of keystrokes, spin-wheel
     steps, an undo of several fields) is drawn by one evaluation, with no
-    added delay.  The sweep is computed only while its tab is visible.
+    added delay.  Only the visible plot is drawn (the other when its tab is
+    shown).  The panels around it (results table and working, the chips'
+    colours, the ops' bounds, notices) follow in the next pass of the event
+    loop, once the plot has painted, so a keystroke's first pixels are the plot's.
+    :meth:`flush` does both at once.
     """
 
     evaluated = Signal(object)  # Evaluation
@@ -142,6 +146,10 @@ class LiveEvaluator(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.refresh)
+        self.panels_timer = QTimer(self)
+        self.panels_timer.setSingleShot(True)
+        self.panels_timer.setInterval(0)
+        self.panels_timer.timeout.connect(self.refresh_panels)
         self.evaluation: Evaluation | None = None
         self.sweep_errors: list[str] = []
         self._sweep_stale = True
@@ -158,10 +166,16 @@ class LiveEvaluator(QObject):
             self.timer.start()
 
     def flush(self) -> None:
-        """Run a pending evaluation now (tests, export)."""
+        """Run a pending evaluation, and the panels' update after it, now (tests, export)."""
         if self.timer.isActive():
             self.timer.stop()
             self.refresh()
+        if self.panels_timer.isActive():
+            self.refresh_panels()
+
+    def pending(self) -> bool:
+        """Whether an evaluation or a panels' update is still to come."""
+        return self.timer.isActive() or self.panels_timer.isActive()
 
     def refresh(self) -> None:
         w = self.w
@@ -176,6 +190,16 @@ class LiveEvaluator(QObject):
             self.refresh_sweep()  # (the roofline is redrawn when its tab is shown again)
         else:
             self.refresh_roofline()
+        self.panels_timer.start()  # (after the plot's paint: see the class docstring)
+
+    def refresh_panels(self) -> None:
+        """Show the last evaluation in the panels around the plot."""
+        self.panels_timer.stop()
+        w = self.w
+        sc = w.doc.scenario
+        ev = self.evaluation
+        if ev is None:
+            return
         w.results.update_from(sc, ev)
         w.chips_panel.set_colours(w.chip_colours())
         bounds: dict[int, list[tuple[str, str]]] = {}

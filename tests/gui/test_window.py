@@ -656,3 +656,32 @@ def test_the_op_list_marks_each_op_by_its_bounds(window):
     window.chips_panel.item("h100-sxm").setCheckState(0, Qt.CheckState.Unchecked)
     flush(window)
     assert item.data(int(Qt.ItemDataRole.UserRole) + 2) == "compute"
+
+
+def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
+    """The plot is drawn first; results, chip colours and bounds follow in the next pass."""
+    from PySide6.QtCore import QEvent, QObject
+
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    flush(window)
+    order = []
+
+    class Spy(QObject):
+        def eventFilter(self, obj, ev):  # noqa: N802
+            if ev.type() == QEvent.Type.Paint:
+                order.append("plot painted")
+            return False
+
+    spy = Spy()
+    window.roofline_plot.viewport().installEventFilter(spy)
+    real = window.results.update_from
+    window.results.update_from = lambda *a: (order.append("results"), real(*a))
+    edit = window.form.editor.dim_edit("B")
+    edit.setText("777")
+    edit.textEdited.emit("777")
+    qtbot.waitUntil(lambda: "results" in order and "plot painted" in order, timeout=5000)
+    assert order.index("plot painted") < order.index("results")
+    assert "B=777" in window.results.heading.text()
+    assert not window.live.pending()
