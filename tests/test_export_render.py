@@ -533,6 +533,12 @@ def test_png_encoder_writes_exactly_the_pixels(qapp, monkeypatch, size, alpha):
             assert np.array_equal(argb_array(back), want), (i, threads)
 
 
+def test_png_encoder_told_the_image_is_opaque_writes_the_same_file(qapp):
+    img = _test_image(33, 21, False).convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+    assert render.encode_png(img, opaque=True) == render.encode_png(img)
+    assert _png_chunks(render.encode_png(img, opaque=True))[b"IHDR"][0][9] == 2
+
+
 def test_png_encoder_keeps_the_resolution(qapp):
     img = _test_image(8, 8, False)
     img.setDotsPerMeterX(3780)

@@ -257,6 +257,7 @@ def _null_device(width: int, height: int, dpi: float):
         def __init__(self):
             super().__init__()
             self._engine = _NullEngine()
+            self.pixel_size = (width, height)
             d = round(dpi)
             self._metrics = {
                 Metric.PdmWidth: width, Metric.PdmHeight: height,
@@ -292,12 +293,15 @@ def _paint_without_pixels(view, dpi: float):
     from PySide6.QtGui import QPainter
 
     class _Filter(QObject):
+        device = None
+
         def eventFilter(self, obj, event):  # noqa: N802 (Qt naming)
             if event.type() != QEvent.Type.Paint:
                 return False
             vp = view.viewport()
-            device = _null_device(vp.width(), vp.height(), dpi)
-            p = QPainter(device)
+            if self.device is None or self.device.pixel_size != (vp.width(), vp.height()):
+                self.device = _null_device(vp.width(), vp.height(), dpi)
+            p = QPainter(self.device)
             try:
                 # pyqtgraph's GraphicsView.render: prepareForPaint, then the items, as
                 # the view's own paint event does
@@ -616,7 +620,9 @@ class Figure:
         return img
 
     def png_bytes(self) -> bytes:
-        return encode_png(self._painted_image())
+        # an opaque background is painted under everything: every pixel is opaque
+        opaque = True if _qcolor(self.style.background).alpha() == 255 else None
+        return encode_png(self._painted_image(), opaque=opaque)
 
     def svg_bytes(self) -> bytes:
         from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
@@ -990,20 +996,27 @@ def zlib_parallel(rows, level: int = 1, threads: int | None = None) -> bytes:
     of the whole (combined from the bands'), they are one valid stream.  zlib
     releases the GIL while it compresses, so the bands run in parallel.
     """
+    row_bytes = rows.shape[1] if rows.ndim > 1 else 1
+    return _deflate_bands(rows.shape[0], row_bytes, lambda r0, r1: rows[r0:r1], level, threads)
+
+
+def _deflate_bands(n_rows: int, row_bytes: int, band_rows, level: int,
+                   threads: int | None) -> bytes:
+    """:func:`zlib_parallel` of the rows ``band_rows(r0, r1)`` gives (a C-contiguous
+    uint8 array of rows ``r0`` to ``r1``), called on the worker threads."""
     import zlib
     from concurrent.futures import ThreadPoolExecutor
 
-    h = rows.shape[0]
-    row_bytes = rows.shape[1] if rows.ndim > 1 else 1
     threads = png_threads() if threads is None else max(1, int(threads))
     # twice as many bands as threads: a band of busy rows (text, curves) compresses
     # slower than one of background, and a CPU may be busy with something else
-    n_bands = min(threads * 2 if threads > 1 else 1, max(1, h * row_bytes // _PNG_BAND_MIN_BYTES), h)
+    n_bands = min(threads * 2 if threads > 1 else 1,
+                  max(1, n_rows * row_bytes // _PNG_BAND_MIN_BYTES), n_rows)
     n_bands = max(1, n_bands)
-    bounds = [round(i * h / n_bands) for i in range(n_bands + 1)]
+    bounds = [round(i * n_rows / n_bands) for i in range(n_bands + 1)]
 
     def band(i: int):
-        block = rows[bounds[i]:bounds[i + 1]]
+        block = band_rows(bounds[i], bounds[i + 1])
         comp = zlib.compressobj(level, zlib.DEFLATED, -15)
         data = comp.compress(block)
         data += comp.flush(zlib.Z_FINISH if i == n_bands - 1 else zlib.Z_SYNC_FLUSH)
@@ -1021,7 +1034,8 @@ def zlib_parallel(rows, level: int = 1, threads: int | None = None) -> bytes:
                     + [adler.to_bytes(4, "big")])
 
 
-def encode_png(img, level: int = 1, threads: int | None = None) -> bytes:
+def encode_png(img, level: int = 1, threads: int | None = None,
+               opaque: bool | None = None) -> bytes:
     """A QImage as PNG, encoded with numpy and zlib: 8-bit RGB when opaque, RGBA otherwise,
     no row filter, zlib ``level`` (compressed in bands on ``threads`` threads, see
     :func:`zlib_parallel`), and the image's resolution (pHYs).
@@ -1029,7 +1043,8 @@ def encode_png(img, level: int = 1, threads: int | None = None) -> bytes:
     Qt's PNG writer spends seconds on a 3840 × 2160 picture (libpng's adaptive row
     filters at the default compression); this writes the same pixels several times
     faster for a file about as large.  Premultiplied images are written unpremultiplied
-    (as Qt converts them to ARGB32).
+    (as Qt converts them to ARGB32).  ``opaque=True`` says that every pixel is opaque
+    (the caller painted an opaque background under everything), sparing the check.
     """
     import struct
     import zlib
@@ -1043,7 +1058,7 @@ def encode_png(img, level: int = 1, threads: int | None = None) -> bytes:
     w, h = img.width(), img.height()
     if img.format() == Fmt.Format_RGB32:
         opaque = True
-    else:
+    elif opaque is None:
         argb = np.frombuffer(img.constBits(), np.uint32, count=h * img.bytesPerLine() // 4)
         argb = argb.reshape(h, img.bytesPerLine() // 4)[:, :w]
         opaque = bool((argb >= 0xFF000000).all())  # alpha is the top byte, whatever the endianness
@@ -1056,11 +1071,15 @@ def encode_png(img, level: int = 1, threads: int | None = None) -> bytes:
         src, colour_type, bpp = img.convertToFormat(Fmt.Format_RGBA8888), 6, 4
     bpl = src.bytesPerLine()
     px = np.frombuffer(src.constBits(), np.uint8, count=h * bpl).reshape(h, bpl)
-    raw = np.empty((h, w * bpp + 1), np.uint8)
-    raw[:, 0] = 0  # filter type 0 (None) on every row
-    raw[:, 1:] = px[:, :w * bpp]
+
+    def band_rows(r0: int, r1: int):  # on a worker thread: numpy copies without the GIL
+        raw = np.empty((r1 - r0, w * bpp + 1), np.uint8)
+        raw[:, 0] = 0  # filter type 0 (None) on every row
+        raw[:, 1:] = px[r0:r1, :w * bpp]
+        return raw
+
+    idat = _deflate_bands(h, w * bpp + 1, band_rows, level, threads)
     del px, src
-    idat = zlib_parallel(raw, level, threads)
 
     def chunk(tag: bytes, data: bytes) -> bytes:
         return (struct.pack(">I", len(data)) + tag + data
