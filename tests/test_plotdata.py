@@ -536,3 +536,15 @@ def test_sweep_geometry_draws_few_points_of_the_models_curve(cat):
         at = np.searchsorted(ln.x, ln.draw_x)
         assert np.array_equal(ln.x[at], ln.draw_x) and np.array_equal(ln.y[at], ln.draw_y)
         assert np.max(np.abs(np.interp(ln.x, ln.draw_x, ln.draw_y) - ln.y)) <= 2 * pd.DRAW_TOLERANCE
+
+
+def test_densify_many_is_densify_of_each_concatenated():
+    rng = np.random.default_rng(3)
+    xs = [np.sort(rng.uniform(0, 5, n)) for n in (2, 7, 1, 30)]
+    ys = [rng.uniform(10, 16, x.size) for x in xs]
+    ax, ay = pd.densify_many(xs, ys, 0.05)
+    parts = [pd.densify(x, y, 0.05) for x, y in zip(xs, ys)]
+    assert np.allclose(ax, np.concatenate([p[0] for p in parts]))
+    assert np.allclose(ay, np.concatenate([p[1] for p in parts]))
+    ex, ey = pd.densify_many([], [], 0.1)
+    assert ex.size == 0 and ey.size == 0

@@ -1178,12 +1178,9 @@ class SweepPlot(_LogPlot):
         if g is None or not g.lines:
             return np.empty(0), np.empty(0)
         x0, x1, _, _ = self.view_range()
-        xs, ys = [], []
-        for ln in g.lines:
-            dx, dy = pd.densify(ln.draw_x, ln.draw_y, (x1 - x0) / 150.0)
-            xs.append(dx)
-            ys.append(dy)
-        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
+        dx, dy = pd.densify_many([ln.draw_x for ln in g.lines], [ln.draw_y for ln in g.lines],
+                                 (x1 - x0) / 150.0)
+        sx, sy = self._to_scene(dx, dy)
         tx, ty = self._label_samples(self.crit_labels.values())
         return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
 

@@ -307,6 +307,24 @@ def densify(x: np.ndarray, y: np.ndarray, step: float) -> tuple[np.ndarray, np.n
     return (np.append(x[seg] + t * dx[seg], x[-1]), np.append(y[seg] + t * dy[seg], y[-1]))
 
 
+def densify_many(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray],
+                 step: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`densify` of several polylines at once, concatenated (no bridge between them)."""
+    xs = [np.asarray(v, dtype=np.float64).ravel() for v in xs]
+    ys = [np.asarray(v, dtype=np.float64).ravel() for v in ys]
+    if not xs or not sum(v.size for v in xs):
+        return np.empty(0), np.empty(0)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    dx, dy = np.diff(x), np.diff(y)
+    n = np.clip(np.ceil(np.sqrt(dx * dx + dy * dy) / step), 1, 2000).astype(np.int64)
+    last = np.cumsum([v.size for v in xs]) - 1  # each polyline's last point ...
+    n[last[:-1]] = 1  # ... to the next one's first: that point alone, no samples between
+    seg = np.repeat(np.arange(n.size), n)
+    start = np.repeat(np.cumsum(n) - n, n)
+    t = (np.arange(seg.size) - start) / n[seg]
+    return (np.append(x[seg] + t * dx[seg], x[-1]), np.append(y[seg] + t * dy[seg], y[-1]))
+
+
 #: How far (log10 units, perpendicular) a drawn sweep curve may stray from its
 #: computed points: 5e-5 decades is under 0.1 px even on a 4K export of one decade.
 DRAW_TOLERANCE = 5e-5
@@ -777,6 +795,7 @@ def _point_tooltip(e) -> str:
                 + (f" · T_net {format_time(float(r.t_net))}" if float(r.net_bytes) > 0 else ""))
     rows.append(f"T_lower {format_time(float(r.t_lower))} · T_upper {format_time(float(r.t_upper))}")
     rows.append(f"<b>{BOUND_LABELS[bound]}</b>")
+    rows.append("<i>click to show this op in the form and results</i>")
     return "<br>".join(rows)
 
 

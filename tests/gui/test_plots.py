@@ -628,4 +628,4 @@ def test_op_points_hit_test_and_tooltips_after_fast_paint(roof, cat):
     (px, py), = scatter_xy(item)
     scene = roof.vb.mapViewToScene(QtCore.QPointF(px, py))
     tip = roof.tooltip_at_scene(scene)
-    assert tip and "TPU v5e" in tip
+    assert tip and "TPU v5e" in tip and "click to show this op" in tip
