@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import logging
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ..model.errors import ModelError
+from ..model.errors import ModelError, ScenarioError
 from ..model.paths import user_data_dir
 from ..model.scenario import Scenario, default_scenario, load_scenario, save_scenario
 
@@ -33,6 +34,8 @@ MAX_RECENT = 10
 #: Undo steps kept: enough for any session, and a window left open for days stays the same size.
 MAX_UNDO = 1000
 FILE_FILTER = "Roofline scenarios (*.json);;All files (*)"
+
+log = logging.getLogger(__name__)
 
 
 def app_settings() -> QSettings:
@@ -50,27 +53,44 @@ class Example:
     text: str       # the JSON
 
 
-def examples() -> list[Example]:
-    """The bundled example scenarios, from the installed package or the checkout."""
-    found: list[tuple[str, str]] = []
+def examples(problems: list[str] | None = None) -> list[Example]:
+    """The bundled example scenarios, from the installed package or the checkout.
+
+    An example that cannot be read or is not a valid scenario is left out; it is
+    logged, and described in ``problems`` (one line each) when a list is given, so
+    that the window can say so rather than drop it silently.
+    """
+    files: list = []
     try:
         root = resources.files("roofgui") / "resources" / "examples"
         if root.is_dir():
-            found = [(e.name, e.read_text(encoding="utf-8")) for e in root.iterdir()
-                     if e.name.endswith(".json")]
+            files = [e for e in root.iterdir() if e.name.endswith(".json")]
     except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError, OSError):
-        found = []
-    if not found:
+        files = []
+    if not files:
         checkout = Path(__file__).resolve().parents[2] / "resources" / "examples"
         if checkout.is_dir():
-            found = [(p.name, p.read_text(encoding="utf-8")) for p in checkout.glob("*.json")]
+            files = list(checkout.glob("*.json"))
     out = []
-    for name, text in sorted(found):
+    for f in sorted(files, key=lambda e: e.name):
         try:
-            title = Scenario.from_json(text, name).title or name
-        except ModelError:
+            text = f.read_text(encoding="utf-8")
+            title = Scenario.from_json(text, f.name).title or f.name
+        except (ModelError, OSError, UnicodeDecodeError) as e:
+            if isinstance(e, UnicodeDecodeError):
+                why = "not a text file (not valid UTF-8)"
+            elif isinstance(e, OSError):
+                why = f"cannot read: {e.strerror or e}"
+            elif isinstance(e, ScenarioError):  # (its text starts with the file name again)
+                why = f"{e.key}: {e.problem}" if e.key else e.problem
+            else:
+                why = str(e)
+            message = f"Example {f.name} skipped: {why}"
+            log.warning("%s", message)
+            if problems is not None:
+                problems.append(message)
             continue
-        out.append(Example(name, title, text))
+        out.append(Example(f.name, title, text))
     return out
 
 
@@ -407,13 +427,28 @@ class DocumentController(QObject):
                 lambda: self.settings.setValue("recent", []))
 
     def _fill_examples(self) -> None:
-        for ex in examples():
+        problems: list[str] = []
+        found = examples(problems)
+        for ex in found:
             a = self.examples_menu.addAction(ex.title)
             a.setToolTip(ex.name)
             a.setStatusTip(ex.title)
             a.triggered.connect(lambda _=False, ex=ex: self.open_example(ex))
-        if self.examples_menu.isEmpty():
+        if not found:
             self.examples_menu.addAction("No examples found").setEnabled(False)
+        #: Examples left out (each names the file and the problem), also shown in the menu.
+        self.example_problems = problems
+        if problems:
+            self.examples_menu.addSeparator()
+            for message in problems:
+                a = self.examples_menu.addAction(f"⚠ {message}")
+                a.setToolTip(message)
+                a.setStatusTip(message)
+                a.setEnabled(False)
+            # on the status bar too, once the window is listening (it connects after this)
+            summary = (problems[0] if len(problems) == 1 else
+                       f"{len(problems)} examples skipped: " + "; ".join(problems[:2]))
+            QTimer.singleShot(0, self, lambda: self.messageShown.emit(summary))
 
     def _last_dir(self) -> Path:
         d = self.settings.value("last_dir", "")

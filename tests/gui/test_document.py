@@ -148,3 +148,68 @@ def test_copy_scenario_is_deep():
         c.view.roofline[0] = 5.0
         assert Scenario.from_json(ex.text).ops[0] == sc.ops[0] and sc.chips[-1] != "x"
         assert sc.what_if.peak == 1 and sc.sweep.start != 9 and sc.view.roofline[0] == 0
+
+
+def _examples_dir(tmp_path, monkeypatch):
+    """Point examples() at a folder of our own: two good examples and three bad ones."""
+    import types
+
+    import roofgui.gui.document as document
+
+    d = tmp_path / "pkg" / "resources" / "examples"
+    d.mkdir(parents=True)
+    good = default_scenario()
+    good.title = "A good example"
+    (d / "01-good.json").write_text(good.to_json(), encoding="utf-8")
+    good.title = "Another good one"
+    (d / "05-good.json").write_text(good.to_json(), encoding="utf-8")
+    (d / "02-not-json.json").write_text("{ not json", encoding="utf-8")
+    (d / "03-binary.json").write_bytes(b"\xff\xfe\x00bad")
+    (d / "04-not-a-scenario.json").write_text(json.dumps({"format": "something-else"}),
+                                              encoding="utf-8")
+    monkeypatch.setattr(document, "resources",
+                        types.SimpleNamespace(files=lambda name: tmp_path / "pkg"))
+    return d
+
+
+def test_an_example_that_cannot_be_read_is_reported_not_dropped_silently(tmp_path, monkeypatch,
+                                                                          caplog):
+    _examples_dir(tmp_path, monkeypatch)
+    problems: list[str] = []
+    with caplog.at_level("WARNING", logger="roofgui.gui.document"):
+        found = examples(problems)
+    assert [ex.name for ex in found] == ["01-good.json", "05-good.json"]
+    assert len(problems) == 3
+    assert problems[0].startswith("Example 02-not-json.json skipped: not valid JSON")
+    assert problems[1] == "Example 03-binary.json skipped: not a text file (not valid UTF-8)"
+    assert problems[2].startswith("Example 04-not-a-scenario.json skipped: format: must be")
+    assert [r.getMessage() for r in caplog.records] == problems
+    assert [ex.name for ex in examples()] == ["01-good.json", "05-good.json"]  # no list: logged only
+
+
+def test_the_examples_menu_shows_the_skipped_examples(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QWidget
+
+    from roofgui.gui.document import DocumentController
+
+    _examples_dir(tmp_path, monkeypatch)
+    host = QWidget()
+    qtbot.addWidget(host)
+    ctl = DocumentController(ScenarioDocument(), host)
+    with qtbot.waitSignal(ctl.messageShown, timeout=2000) as shown:
+        pass  # emitted from the event loop, once the window has connected to it
+    assert shown.args[0].startswith("3 examples skipped: Example 02-not-json.json skipped")
+    actions = ctl.examples_menu.actions()
+    enabled = [a.text() for a in actions if a.isEnabled() and not a.isSeparator()]
+    assert enabled == ["A good example", "Another good one"]
+    notes = [a for a in actions if not a.isEnabled() and not a.isSeparator()]
+    assert [a.text().split(" skipped")[0] for a in notes] == [
+        "⚠ Example 02-not-json.json", "⚠ Example 03-binary.json", "⚠ Example 04-not-a-scenario.json"]
+    assert all(a.toolTip() == a.text()[2:] for a in notes)
+    assert ctl.example_problems == [a.text()[2:] for a in notes]
+
+
+def test_the_shipped_examples_all_load_with_no_problems():
+    problems: list[str] = []
+    assert len(examples(problems)) >= 8
+    assert problems == []
