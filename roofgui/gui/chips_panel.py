@@ -189,6 +189,9 @@ class ChipsPanel(QWidget):
         self.reload()
         doc.changed.connect(self.sync)
         doc.replaced.connect(self._on_replaced)
+        # a document opened before the list is shown is scrolled to once the list has its size
+        self._scroll_pending = False
+        self.tree.verticalScrollBar().rangeChanged.connect(self._on_scroll_range)
         self.sync(None)
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -240,11 +243,32 @@ class ChipsPanel(QWidget):
         self._update_buttons()
 
     def _on_replaced(self) -> None:
-        """A new document: show its first chip (the list keeps its order)."""
+        """A new document: select its first chip and scroll the list to its checked chips."""
         chips = [c for c in self.doc.scenario.chips if c in self._items]
         if chips:
             self.select_chip(chips[0])
-            self.tree.scrollToItem(self._items[chips[0]])
+        self.scroll_to_checked()
+        # (a list not shown yet has no scroll range: it scrolls again once it has one)
+        self._scroll_pending = not self.tree.isVisible()
+
+    def _on_scroll_range(self, _lo: int, _hi: int) -> None:
+        if self._scroll_pending and self.tree.isVisible():
+            self._scroll_pending = False
+            self.scroll_to_checked()
+
+    def scroll_to_checked(self) -> None:
+        """Scroll the list so that its topmost checked chip is the first row shown.
+
+        (The list keeps the catalog's order; as many of the checked chips below it as fit
+        are then in view too.  Placed at the top rather than merely "visible", the row is
+        whole whatever the list's height, and stays in view when the list is laid out or
+        resized later, as it is when a file is opened before the window is shown.)
+        """
+        checked = set(self.doc.scenario.chips)
+        for cid, item in self._items.items():  # in list order
+            if cid in checked and not item.isHidden():
+                self.tree.scrollToItem(item, QAbstractItemView.ScrollHint.PositionAtTop)
+                return
 
     def set_colours(self, colours: dict[str, str]) -> None:
         """The plot's colour of each checked chip, shown as a swatch beside its name."""

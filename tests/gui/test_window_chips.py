@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from roofgui.gui.chip_dialogs import ChipEditorDialog, ChipSpecDialog
@@ -119,3 +121,70 @@ def test_chips_work_from_the_keyboard(window, qtbot):
     window.controller.undo_action.trigger()
     assert "tpu-v5p" not in window.doc.scenario.chips
     assert panel.item("tpu-v5p").checkState(0) == Qt.CheckState.Unchecked
+
+
+MLP_EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "examples" / "09-mlp-on-three-gpus.json"
+
+
+def _rows_in_view(panel) -> dict[str, bool]:
+    """Each checked chip: is its whole row inside the list's viewport?"""
+    tree = panel.tree
+    view = tree.viewport().rect()
+    return {cid: view.contains(tree.visualItemRect(panel.item(cid))) for cid in panel.doc.scenario.chips}
+
+
+def _first_row_shown(panel) -> str:
+    item = panel.tree.itemAt(QPoint(4, 2))
+    return item.data(0, Qt.ItemDataRole.UserRole)
+
+
+def test_opening_a_scenario_scrolls_the_chip_list_to_its_checked_chips(window, qtbot):
+    panel = window.chips_panel
+    panel.tree.setFixedHeight(90)  # a few rows: H100, H200 and B200 are below the first screenful
+    qtbot.waitUntil(lambda: panel.tree.verticalScrollBar().maximum() > 0)
+    window.controller.open_path(MLP_EXAMPLE, ask=False)
+    assert window.doc.scenario.chips == ["h100-sxm", "h200", "b200"]
+    first = next(cid for cid in panel._items if cid in window.doc.scenario.chips)  # list order
+    assert panel.tree.indexOfTopLevelItem(panel.item(first)) > 2  # (not in view at the top)
+    qtbot.waitUntil(lambda: _rows_in_view(panel)[first])
+    assert _first_row_shown(panel) == first
+    assert panel.tree.verticalScrollBar().value() > 0
+    assert panel.current_chip_id() == "h100-sxm"
+    # a scenario whose chips are near the top of the list: back up to them
+    was = panel.tree.verticalScrollBar().value()
+    window.controller.new()
+    assert window.doc.scenario.chips == ["tpu-v5e", "h100-sxm"]
+    qtbot.waitUntil(lambda: _rows_in_view(panel)["tpu-v5e"])
+    assert panel.tree.verticalScrollBar().value() < was
+    assert _first_row_shown(panel) == "tpu-v5e"
+
+
+def test_a_file_opened_at_start_up_shows_its_checked_chips(qtbot):
+    w = MainWindow(open_path=MLP_EXAMPLE)  # loaded before the window (and the list) is shown
+    try:
+        panel = w.chips_panel
+        panel.tree.setFixedHeight(90)
+        w.show()
+        first = next(cid for cid in panel._items if cid in w.doc.scenario.chips)
+        qtbot.waitUntil(lambda: panel.tree.verticalScrollBar().maximum() > 0)
+        qtbot.waitUntil(lambda: _rows_in_view(panel)[first])
+        assert _first_row_shown(panel) == first
+        # later resizes and scrolling are the user's: nothing pulls the list back
+        panel.tree.verticalScrollBar().setValue(0)
+        panel.tree.setFixedHeight(120)
+        QApplication.processEvents()
+        assert panel.tree.verticalScrollBar().value() == 0
+    finally:
+        w.doc.load(w.doc.scenario)
+        w.close()
+        w.deleteLater()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def test_checked_chips_hidden_by_the_filter_do_not_scroll_the_list(window, qtbot):
+    panel = window.chips_panel
+    panel.tree.setFixedHeight(90)
+    panel.filter.setText("tpu")
+    window.controller.open_path(MLP_EXAMPLE, ask=False)  # H100, H200, B200: all filtered out
+    QApplication.processEvents()
+    assert panel.tree.verticalScrollBar().value() == 0
