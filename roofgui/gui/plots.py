@@ -154,6 +154,19 @@ class _Scatter(pg.ScatterPlotItem):
         pt = p.transform().map(QtCore.QPointF(float(d["x"][0]), float(d["y"][0])))
         if not (abs(pt.x()) < 2 ** 30 and abs(pt.y()) < 2 ** 30):  # (NaN too)
             return
+        if self.opts["useCache"] and self._exportOpts is False:
+            # on screen: the symbol pyqtgraph pre-rendered in its atlas, as its own path does
+            atlas = self.fragmentAtlas
+            dpr = widget.devicePixelRatioF() if widget is not None else atlas.devicePixelRatio()
+            sr = d["sourceRect"][0]
+            if dpr == atlas.devicePixelRatio() and sr["w"] > 0:
+                w, h = sr["w"] / dpr, sr["h"] / dpr
+                p.resetTransform()
+                p.drawPixmap(QtCore.QRectF(pt.x() - w / 2, pt.y() - h / 2, w, h), atlas.pixmap,
+                             QtCore.QRectF(sr["x"], sr["y"], sr["w"], sr["h"]))
+                return
+            super().paint(p, option, widget)  # (it re-renders the atlas when it must)
+            return
         symbol, size, pen, brush = (col[0] for col in self._style(["symbol", "size", "pen", "brush"],
                                                                    scale=scale))
         p.resetTransform()

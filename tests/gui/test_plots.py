@@ -587,19 +587,21 @@ def test_region_labels_never_under_the_legend(qtbot, cat, size):
         assert not w.region_labels[kind].sceneBoundingRect().intersects(legend), kind
 
 
+@pytest.mark.parametrize("export", [False, True], ids=["screen", "export"])
 @pytest.mark.parametrize("symbol", ["o", "s", "t", "d"])
-def test_a_one_spot_point_paints_as_pyqtgraph_draws_it(qtbot, symbol):
-    """The op points' fast paint path draws what pyqtgraph's own per-symbol path draws."""
+def test_a_one_spot_point_paints_as_pyqtgraph_draws_it(qtbot, symbol, export):
+    """The op points' fast paint path draws what pyqtgraph's own path draws: its symbol
+    atlas on screen, the symbol's path when exporting."""
     import pyqtgraph as pg
     from roofgui.gui.plots import _Scatter
 
     images = []
-    for cls, kw in ((_Scatter, {}), (pg.ScatterPlotItem, {"useCache": False})):
+    for cls in (_Scatter, pg.ScatterPlotItem):
         w = pg.PlotWidget()
         qtbot.addWidget(w)
         w.resize(300, 200)
         w.setBackground("w")
-        item = cls(antialias=True, **kw)
+        item = cls(antialias=True)
         item.setData(x=[1.37], y=[2.21], data=["tip"], symbol=symbol)
         item.setPen(pg.mkPen("#222222", width=1.5))
         item.setBrush(pg.mkBrush("#1f77b4"))
@@ -608,6 +610,8 @@ def test_a_one_spot_point_paints_as_pyqtgraph_draws_it(qtbot, symbol):
         w.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
         w.show()
         qtbot.waitExposed(w)
+        if export:
+            item.setExportMode(True, {"antialias": True})
         images.append(w.grab().toImage())
     a, b = images
     assert a.size() == b.size()
