@@ -601,3 +601,71 @@ def test_settling_paints_rasterise_nothing_and_change_nothing(qapp, catalog, mon
     assert n_fast["real"] == 0 and n_fast["null"] >= 1, n_fast
     assert n_slow["real"] >= 1 and n_slow["null"] == 0, n_slow
     assert same_pixels(fast, slow)
+
+
+# -- clipping lines to the axes -----------------------------------------------------------
+
+def _clip_reference(x, y, xmin, xmax, ymin, ymax):
+    """Liang–Barsky, one segment at a time in plain Python: the kept pieces, as
+    (start, end) pairs, for comparison with the vectorised clipper."""
+    pieces = []
+    for i in range(len(x) - 1):
+        x0, y0, x1, y1 = x[i], y[i], x[i + 1], y[i + 1]
+        if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
+            continue
+        dx, dy = x1 - x0, y1 - y0
+        t0, t1, ok = 0.0, 1.0, True
+        for p, q in ((-dx, x0 - xmin), (dx, xmax - x0), (-dy, y0 - ymin), (dy, ymax - y0)):
+            if p == 0:
+                if q < 0:
+                    ok = False
+                continue
+            r = q / p
+            if p < 0:
+                t0 = max(t0, r)
+            else:
+                t1 = min(t1, r)
+        if ok and t0 <= t1:
+            a = (x0, y0) if t0 == 0 else (x0 + t0 * dx, y0 + t0 * dy)
+            b = (x1, y1) if t1 == 1 else (x0 + t1 * dx, y0 + t1 * dy)
+            pieces.append((a, b))
+    return pieces
+
+
+def _pieces(cx, cy):
+    out = []
+    for i in range(len(cx) - 1):
+        if math.isfinite(cx[i]) and math.isfinite(cx[i + 1]):
+            out.append(((cx[i], cy[i]), (cx[i + 1], cy[i + 1])))
+    return out
+
+
+def test_lines_clipped_together_are_clipped_as_one_by_one():
+    import numpy as np
+
+    from roofgui.export.geometry import clip_polyline, clip_polylines
+
+    rng = np.random.default_rng(7)
+    rect = (0.0, 4.0, 11.0, 16.0)
+    lines = [([-1.0, 5.0], [12.0, 12.0]),                 # crosses both sides
+             ([1.0, 2.0, 3.0], [12.0, 13.0, 14.0]),       # all inside: kept exactly
+             ([-3.0, -2.0], [12.0, 13.0]),                # all outside
+             ([2.0], [12.0]), ([9.0], [12.0]), ([], []),  # single points, empty
+             ([2.0, 2.0], [10.0, 17.0]),                  # vertical, cut at both ends
+             ([1.0, np.nan, 2.0, 3.0], [12.0, np.nan, 12.0, 20.0])]  # a gap, then out
+    lines += [(rng.uniform(-2, 6, n), rng.uniform(9, 18, n)) for n in (2, 3, 17, 200)]
+    together = clip_polylines(lines, *rect)
+    assert len(together) == len(lines)
+    for (x, y), (cx, cy) in zip(lines, together):
+        alone = clip_polyline(x, y, *rect)
+        assert np.array_equal(cx, alone[0], equal_nan=True)
+        assert np.array_equal(cy, alone[1], equal_nan=True)
+        if len(x) >= 2:
+            assert _pieces(cx, cy) == _clip_reference(list(x), list(y), *rect)
+        finite = np.isfinite(cx)
+        assert np.all((cx[finite] >= rect[0]) & (cx[finite] <= rect[1]))
+        assert np.all((cy[finite] >= rect[2] - 1e-12) & (cy[finite] <= rect[3] + 1e-12))
+    assert np.array_equal(together[1][0], [1.0, 2.0, 3.0])
+    assert together[2][0].size == 0 and together[4][0].size == 0
+    assert np.array_equal(together[3][0], [2.0]) and together[5][0].size == 0
+    assert np.array_equal(together[6][1], [11.0, 16.0])

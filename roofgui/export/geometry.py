@@ -38,12 +38,42 @@ def clip_polyline(x, y, xmin: float, xmax: float, ymin: float, ymax: float):
     (draw with ``connect="finite"``).  Points already inside are kept exactly;
     a segment that crosses the edge is cut at the edge.
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.size < 2:
-        inside = (x >= xmin) & (x <= xmax) & (y >= ymin) & (y <= ymax)
-        return x[inside], y[inside]
-    keep, t0, t1 = clip_segments(x[:-1], y[:-1], x[1:], y[1:], xmin, xmax, ymin, ymax)
+    return clip_polylines([(x, y)], xmin, xmax, ymin, ymax)[0]
+
+
+def clip_polylines(lines, xmin: float, xmax: float, ymin: float, ymax: float):
+    """:func:`clip_polyline` of each ``(x, y)`` in ``lines``, with the segments of all of
+    them clipped in one vectorised pass (a plot has dozens of short lines)."""
+    lines = [(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)) for x, y in lines]
+    out: list = [None] * len(lines)
+    seg_x0, seg_y0, seg_x1, seg_y1, starts = [], [], [], [], []
+    n_seg = 0
+    for i, (x, y) in enumerate(lines):
+        if x.size < 2:
+            inside = (x >= xmin) & (x <= xmax) & (y >= ymin) & (y <= ymax)
+            out[i] = (x[inside], y[inside])
+            continue
+        seg_x0.append(x[:-1])
+        seg_y0.append(y[:-1])
+        seg_x1.append(x[1:])
+        seg_y1.append(y[1:])
+        starts.append((i, n_seg))
+        n_seg += x.size - 1
+    if not starts:
+        return out
+    keep, t0, t1 = clip_segments(np.concatenate(seg_x0), np.concatenate(seg_y0),
+                                 np.concatenate(seg_x1), np.concatenate(seg_y1),
+                                 xmin, xmax, ymin, ymax)
+    for i, s0 in starts:
+        x, y = lines[i]
+        s1 = s0 + x.size - 1
+        out[i] = _assemble(x, y, keep[s0:s1], t0[s0:s1], t1[s0:s1])
+    return out
+
+
+def _assemble(x, y, keep, t0, t1):
+    """The kept parts ``[t0, t1]`` of the segments of ``(x, y)`` as one polyline, runs
+    divided by NaN."""
     dx, dy = np.diff(x), np.diff(y)
     ax, ay = x[:-1] + t0 * dx, y[:-1] + t0 * dy
     bx, by = x[:-1] + t1 * dx, y[:-1] + t1 * dy
@@ -55,7 +85,8 @@ def clip_polyline(x, y, xmin: float, xmax: float, ymin: float, ymax: float):
     out_x: list[float] = []
     out_y: list[float] = []
     prev_end = None
-    for i in np.flatnonzero(keep):
+    prev_i = -2
+    for i in np.flatnonzero(keep).tolist():
         start = (ax[i], ay[i])
         if prev_end is not None and (prev_end != start or prev_i != i - 1):
             out_x.append(np.nan)

@@ -514,11 +514,12 @@ class Figure:
         import numpy as np
         import pyqtgraph as pg
 
-        from .geometry import clip_polyline
+        from .geometry import clip_polylines
 
         vb = self.plot_item().getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
         mx = my = 0.0
+        lines = []
         for item in vb.childGroup.childItems():
             if isinstance(item, pg.LinearRegionItem):  # region bands: to the view's width
                 a, b = item.getRegion()
@@ -534,8 +535,9 @@ class Figure:
             x, y = item.xData, item.yData
             if x is None or y is None or len(x) == 0:
                 continue
-            cx, cy = clip_polyline(np.asarray(x, float), np.asarray(y, float),
-                                   x0 - mx, x1 + mx, y0 - my, y1 + my)
+            lines.append((item, np.asarray(x, float), np.asarray(y, float)))
+        clipped = clip_polylines([(x, y) for _, x, y in lines], x0 - mx, x1 + mx, y0 - my, y1 + my)
+        for (item, _, _), (cx, cy) in zip(lines, clipped):
             item.setData(cx, cy, connect="finite")
         self._settle()
 
@@ -1063,23 +1065,35 @@ def encode_png(img, level: int = 1, threads: int | None = None,
         argb = argb.reshape(h, img.bytesPerLine() // 4)[:, :w]
         opaque = bool((argb >= 0xFF000000).all())  # alpha is the top byte, whatever the endianness
         del argb
-    if opaque:  # premultiplied or not, an opaque pixel's colour is the same
-        src, colour_type, bpp = img.convertToFormat(Fmt.Format_RGB888), 2, 3
+    # Each band of rows is converted by Qt on the worker thread that compresses it:
+    # Qt holds the GIL while it converts, zlib does not, so one band converts while
+    # another compresses.  Premultiplied or not, an opaque pixel's colour is the same;
+    # a translucent one is unpremultiplied as Qt does it (to ARGB32) before the swizzle.
+    fmt = img.format()
+    if opaque:
+        steps, colour_type, bpp = [Fmt.Format_RGB888], 2, 3
     else:
-        if img.format() == Fmt.Format_ARGB32_Premultiplied:
-            img = img.convertToFormat(Fmt.Format_ARGB32)  # unpremultiplied as Qt does it
-        src, colour_type, bpp = img.convertToFormat(Fmt.Format_RGBA8888), 6, 4
-    bpl = src.bytesPerLine()
-    px = np.frombuffer(src.constBits(), np.uint8, count=h * bpl).reshape(h, bpl)
+        steps, colour_type, bpp = [Fmt.Format_RGBA8888], 6, 4
+        if fmt == Fmt.Format_ARGB32_Premultiplied:
+            steps.insert(0, Fmt.Format_ARGB32)
+    src_bpl = img.bytesPerLine()
+    bits = np.frombuffer(img.constBits(), np.uint8, count=h * src_bpl).reshape(h, src_bpl)
 
-    def band_rows(r0: int, r1: int):  # on a worker thread: numpy copies without the GIL
-        raw = np.empty((r1 - r0, w * bpp + 1), np.uint8)
+    def band_rows(r0: int, r1: int):
+        n = r1 - r0
+        rows = bits[r0:r1]  # whole rows of the image: contiguous, wrapped without a copy
+        band = QImage(rows.data, w, n, src_bpl, fmt)
+        for f in steps:
+            band = band.convertToFormat(f)
+        bpl = band.bytesPerLine()
+        px = np.frombuffer(band.constBits(), np.uint8, count=n * bpl).reshape(n, bpl)
+        raw = np.empty((n, w * bpp + 1), np.uint8)
         raw[:, 0] = 0  # filter type 0 (None) on every row
-        raw[:, 1:] = px[r0:r1, :w * bpp]
+        raw[:, 1:] = px[:, :w * bpp]
         return raw
 
     idat = _deflate_bands(h, w * bpp + 1, band_rows, level, threads)
-    del px, src
+    del bits
 
     def chunk(tag: bytes, data: bytes) -> bytes:
         return (struct.pack(">I", len(data)) + tag + data
