@@ -347,7 +347,32 @@ class LlmSweepPlot(_LogPlot):
             return np.empty(0), np.empty(0)
         sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
         tx, ty = self._label_samples(list(self.wall_labels.values()) + [self.batch_label])
-        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+        hx, hy = self._hatch_samples()
+        return np.concatenate([sx] + tx + hx), np.concatenate([sy] + ty + hy)
+
+    #: Spacing (pixels) of the sample points laid over the hatched regions: a legend over
+    #: hatching counts as covering something, about as much as crossing a few curves.
+    HATCH_SAMPLE_PX = 14.0
+
+    def _hatch_samples(self) -> tuple[list, list]:
+        """Scene sample points over the hatched region past each chip's wall (one grid each,
+        so that where the hatching of several chips overlaps counts for each)."""
+        g = self.geometry
+        x0, x1, y0, y1 = self.view_range()
+        xs, ys = [], []
+        for ln in g.lines:
+            if not self.regions[ln.chip_id].isVisible():
+                continue
+            left = x0 if ln.wall_x is None else min(max(ln.wall_x, x0), x1)
+            (sl, sr), (st, sb) = (v for v in self._to_scene([left, x1], [y1, y0]))
+            nx = int(abs(sr - sl) // self.HATCH_SAMPLE_PX) + 1
+            ny = int(abs(sb - st) // self.HATCH_SAMPLE_PX) + 1
+            if nx < 2 or ny < 2:
+                continue
+            gx, gy = np.meshgrid(np.linspace(sl, sr, nx), np.linspace(st, sb, ny))
+            xs.append(gx.ravel())
+            ys.append(gy.ravel())
+        return xs, ys
 
     def _bottom_labels(self) -> list:
         return [self.batch_label]

@@ -378,3 +378,47 @@ def test_the_llm_plot_is_built_only_when_first_shown_and_in_the_windows_style(wi
     make_llm(window)
     plot = to_sweep_view(window, "latency")
     assert window._llm_sweep_plot is plot and plot.style == window.sweep_plot.style
+
+
+# -- the legend ---------------------------------------------------------------------------------
+
+def _hatched_scene_rects(plot):
+    """The visible hatched regions (past each chip's wall), clipped to the plot's view box."""
+    view = plot.vb.sceneBoundingRect()
+    return [r.sceneBoundingRect().intersected(view) for r in plot.regions.values() if r.isVisible()]
+
+
+def test_the_legend_keeps_off_the_hatched_area_past_the_walls(window, qtbot):
+    window.resize(1440, 900)
+    assert window.controller.open_path(EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json", ask=False)
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    plot = window.current_plot()
+    assert isinstance(plot, LlmSweepPlot)
+    qtbot.waitUntil(lambda: not plot._relayout.isActive())  # the legend has its size and place
+    plot._layout_annotations()
+    hatched = _hatched_scene_rects(plot)
+    assert len(hatched) == 2 and all(r.width() > 50 for r in hatched)  # both walls in view
+    legend = plot.legend.sceneBoundingRect()
+    assert not any(legend.intersects(r) for r in hatched), plot.legend_corner
+    # the hatching is what the legend is kept off: a grid of samples over each region
+    hx, hy = plot._hatch_samples()
+    assert len(hx) == 2
+    for r, xs, ys in zip(hatched, hx, hy):
+        assert xs.min() >= r.left() - 1 and xs.max() <= r.right() + 1
+        assert ys.min() >= r.top() - 1 and ys.max() <= r.bottom() + 1
+        assert xs.size >= (r.width() // plot.HATCH_SAMPLE_PX) * (r.height() // plot.HATCH_SAMPLE_PX)
+    ox, oy = plot._obstacles()
+    assert ox.size >= sum(x.size for x in hx)
+
+
+def test_with_every_wall_off_to_the_right_nothing_is_hatched_for_the_legend(window):
+    make_llm(window, "llama-2-7b")
+    check_chip(window, "tpu-v5e", on=False)
+    plot = to_sweep_view(window)
+    window.doc.edit("Sweep to B = 2", lambda s: setattr(s.sweep, "stop", 2.0))
+    flush(window)
+    plot.fit()
+    plot._layout_annotations()
+    assert _hatched_scene_rects(plot) == []
+    assert plot._hatch_samples() == ([], [])
