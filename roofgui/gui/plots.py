@@ -133,46 +133,50 @@ class _Scatter(pg.ScatterPlotItem):
         super().setData(*args, **kwargs)
 
     def paint(self, p, option, widget=None):
-        """One spot (an op's point, its link twin): draw its symbol straight away.
+        """A few spots (an op's point, its link twin, a chip's ridges): draw them straight away.
 
-        pyqtgraph's general path (view culling, coordinate arrays, the symbol
-        atlas) costs ~0.3 ms of Python per item and paint, for every op point
-        a repaint touches; this is the same drawing (its own per-symbol path,
-        as pyqtgraph draws when exporting) for a few µs.
+        pyqtgraph's general path (view culling, coordinate arrays, fragment
+        lists) costs ~0.3 ms of Python per item and paint, for every point a
+        repaint touches.  This draws the same: on screen each symbol blitted
+        from pyqtgraph's atlas, when exporting each symbol's path.
         """
         d = self.data
-        if len(d) != 1 or not self.opts["pxMode"] or self.opts.get("compositionMode") is not None:
+        if not 0 < len(d) <= 16 or not self.opts["pxMode"] \
+                or self.opts.get("compositionMode") is not None:
             super().paint(p, option, widget)
             return
-        if not d["visible"][0]:
+        tr = p.transform()
+        pts = [tr.map(QtCore.QPointF(float(x), float(y))) for x, y in zip(d["x"], d["y"])]
+        shown = [bool(v) and abs(q.x()) < 2 ** 30 and abs(q.y()) < 2 ** 30  # (NaN too)
+                 for v, q in zip(d["visible"], pts)]
+        if self._exportOpts is False and self.opts["useCache"]:
+            # on screen: the symbols pyqtgraph pre-rendered in its atlas, as its own path does
+            atlas = self.fragmentAtlas
+            dpr = widget.devicePixelRatioF() if widget is not None else atlas.devicePixelRatio()
+            src = d["sourceRect"]
+            if dpr != atlas.devicePixelRatio() or not np.all(src["w"] > 0):
+                super().paint(p, option, widget)  # (it re-renders the atlas when it must)
+                return
+            p.resetTransform()
+            pix = atlas.pixmap
+            for q, ok, sr in zip(pts, shown, src):
+                if ok:
+                    w, h = sr["w"] / dpr, sr["h"] / dpr
+                    p.drawPixmap(QtCore.QRectF(q.x() - w / 2, q.y() - h / 2, w, h), pix,
+                                 QtCore.QRectF(sr["x"], sr["y"], sr["w"], sr["h"]))
             return
         if self._exportOpts is not False:
             aa = self._exportOpts.get("antialias", True)
             scale = self._exportOpts.get("resolutionScale", 1.0)
         else:
             aa, scale = self.opts["antialias"], 1.0
-        pt = p.transform().map(QtCore.QPointF(float(d["x"][0]), float(d["y"][0])))
-        if not (abs(pt.x()) < 2 ** 30 and abs(pt.y()) < 2 ** 30):  # (NaN too)
-            return
-        if self.opts["useCache"] and self._exportOpts is False:
-            # on screen: the symbol pyqtgraph pre-rendered in its atlas, as its own path does
-            atlas = self.fragmentAtlas
-            dpr = widget.devicePixelRatioF() if widget is not None else atlas.devicePixelRatio()
-            sr = d["sourceRect"][0]
-            if dpr == atlas.devicePixelRatio() and sr["w"] > 0:
-                w, h = sr["w"] / dpr, sr["h"] / dpr
-                p.resetTransform()
-                p.drawPixmap(QtCore.QRectF(pt.x() - w / 2, pt.y() - h / 2, w, h), atlas.pixmap,
-                             QtCore.QRectF(sr["x"], sr["y"], sr["w"], sr["h"]))
-                return
-            super().paint(p, option, widget)  # (it re-renders the atlas when it must)
-            return
-        symbol, size, pen, brush = (col[0] for col in self._style(["symbol", "size", "pen", "brush"],
-                                                                   scale=scale))
-        p.resetTransform()
         p.setRenderHint(p.RenderHint.Antialiasing, aa)
-        p.translate(pt)
-        drawSymbol(p, symbol, size, pen, brush)
+        styles = zip(*self._style(["symbol", "size", "pen", "brush"], scale=scale))
+        for q, ok, (symbol, size, pen, brush) in zip(pts, shown, styles):
+            if ok:
+                p.resetTransform()
+                p.translate(q)
+                drawSymbol(p, symbol, size, pen, brush)
 
 
 class _Sample(pg.ItemSample):
