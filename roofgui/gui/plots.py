@@ -109,6 +109,21 @@ class LogAxis(pg.AxisItem):
         return [pd.tick_label(v, self.kind) for v in values]
 
 
+#: where a label's rectangle is sampled for placement: a 6 × 3 grid, corners included
+_GRID_FX = np.tile(np.linspace(0.0, 1.0, 6), 3)
+_GRID_FY = np.repeat(np.linspace(0.0, 1.0, 3), 6)
+
+
+def _rect_samples(left: float, top: float, w: float, h: float) -> tuple[np.ndarray, np.ndarray]:
+    return left + _GRID_FX * w, top + _GRID_FY * h
+
+
+def _set_anchor(item: pg.TextItem, anchor) -> None:
+    """``setAnchor`` only when it changes (pyqtgraph re-lays the text out each call)."""
+    if (item.anchor.x(), item.anchor.y()) != (float(anchor[0]), float(anchor[1])):
+        item.setAnchor(anchor)
+
+
 class _Scatter(pg.ScatterPlotItem):
     """ScatterPlotItem whose bounding rectangle is remembered until the data, the
     symbol sizes or the view transform change (pyqtgraph recomputes it, with two
@@ -463,10 +478,9 @@ class _LogPlot(pg.PlotWidget):
             if not item.isVisible():
                 continue
             r = item.sceneBoundingRect()
-            gx, gy = np.meshgrid(np.linspace(r.left(), r.right(), 6),
-                                 np.linspace(r.top(), r.bottom(), 3))
-            tx.append(gx.ravel())
-            ty.append(gy.ravel())
+            gx, gy = _rect_samples(r.left(), r.top(), r.width(), r.height())
+            tx.append(gx)
+            ty.append(gy)
         return tx, ty
 
     # -- hover ----------------------------------------------------------------
@@ -863,7 +877,7 @@ class RooflinePlot(_LogPlot):
         for (cid, r), row in zip(ridges, rows):
             lab = self.ridge_labels[(cid, r.key)]
             lab.setPos(r.x, y0)
-            lab.setAnchor((0.5, 1.05 + 1.0 * row))
+            _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
         # op labels beside their point: above or below (close neighbours alternate), else to
         # its right or left, wherever they cover the fewest points and earlier op labels and
         # stay in the view; centred ones slide inwards near the edges (an LLM prefill point)
@@ -897,9 +911,9 @@ class RooflinePlot(_LogPlot):
             if (item.anchor.x(), item.anchor.y()) != anchor:
                 item.setAnchor(anchor)
             ((left, top, rw, rh),) = pd.label_rects(float(lx), float(ly), w_px, h_px, [anchor])
-            gx, gy = np.meshgrid(np.linspace(left, left + rw, 6), np.linspace(top, top + rh, 3))
-            placed_x.append(gx.ravel())
-            placed_y.append(gy.ravel())
+            gx, gy = _rect_samples(left, top, rw, rh)
+            placed_x.append(gx)
+            placed_y.append(gy)
         # compute-roof labels just above their roofs, spread apart: at the right edge,
         # or just after the ridge when an op's point sits where the label would go
         roofs = [(c.chip_id, r) for c in g.chips for r in c.roofs if r.label]
@@ -924,7 +938,7 @@ class RooflinePlot(_LogPlot):
             best = pd.least_covered(rects, sx, sy, margin=s.marker_size * 0.6)
             a_, b_, anchor = cands[best]
             lab.setPos(b_ if anchor[0] == 1.0 else a_, y)
-            lab.setAnchor(anchor)
+            _set_anchor(lab, anchor)
         # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
         for reg in g.regions:
             ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -953,13 +967,13 @@ class RooflinePlot(_LogPlot):
                 self._set_text(("regionlabel", kind), lab, names[kind])
                 if kind == "red":  # hug the edge where bandwidth stops binding
                     lab.setPos(b - 6 / px_x, y1)
-                    lab.setAnchor((1.0, -0.15))
+                    _set_anchor(lab, (1.0, -0.15))
                 elif kind == "green":
                     lab.setPos(a + 6 / px_x, y1)
-                    lab.setAnchor((0.0, -0.15))
+                    _set_anchor(lab, (0.0, -0.15))
                 else:
                     lab.setPos((a + b) / 2, y1)
-                    lab.setAnchor((0.5, -0.15))
+                    _set_anchor(lab, (0.5, -0.15))
                 lab.setVisible(True)
                 if legend_rect is not None and lab.sceneBoundingRect().intersects(legend_rect):
                     visible = False
@@ -1187,7 +1201,7 @@ class SweepPlot(_LogPlot):
             for ln, row in zip(lines, rows):
                 lab = self.crit_labels[ln.key]
                 lab.setPos(ln.crit_x, y0)
-                lab.setAnchor((0.5, 1.05 + 1.0 * row))
+                _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
         self._place_legend()
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
