@@ -168,7 +168,8 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
         np.add(t_math, t_comms, out=t_upper)
         intensity = flops / hbm_bytes
         crit = peak / hbm_bw
-        net_crit = np.where(link_bw > 0, peak / np.where(link_bw > 0, link_bw, 1.0), np.inf)
+        linked = link_bw > 0
+        net_crit = np.where(linked, peak / np.where(linked, link_bw, 1.0), np.inf)
         np.divide(flops, t_lower, out=attainable)
         np.divide(t_math, t_lower, out=util)
     shared = t_comms is t_hbm
