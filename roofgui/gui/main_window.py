@@ -384,6 +384,12 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(
                 f"{len(self.catalog.errors)} chip file(s) could not be read: "
                 + "; ".join(str(e) for e in self.catalog.errors[:2]), 15000)
+        # Lay the window out now, at its size, as show() will: the plots then see one
+        # resize fewer on the way to the first paint (each costs a relayout of every item).
+        self.layout().activate()
+        if not self._layout_restored:
+            self._default_dock_sizes()  # (again in the first showEvent, for the size shown)
+            self.layout().activate()
         self.live.flush()
         self._update_title()
         self._update_heading()
