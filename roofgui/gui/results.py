@@ -171,6 +171,7 @@ class ResultsPanel(QWidget):
         lay.addWidget(self.splitter, 1)
         self._rows: list[tuple[str, str, str, str]] = []
         self._records: list[dict] = []
+        self._shown: dict[tuple[int, int], tuple[str, str]] = {}
         self._text = ""
 
     def set_orientation(self, orientation: Qt.Orientation) -> None:
@@ -216,6 +217,7 @@ class ResultsPanel(QWidget):
         self._rows = rows
         self._records = recs
         self._resize(len(rows), len(recs))
+        shown = self._shown  # (text, key) per cell as last set: Qt is asked only for changes
         for c, (e, rec) in enumerate(zip(entries, recs)):
             head = rec["chip_name"].replace(" (", "\n(", 1) + (f"\n{e.phase}" if e.phase else "")
             hi = self.table.horizontalHeaderItem(c)
@@ -229,9 +231,10 @@ class ResultsPanel(QWidget):
                     text = extra_cols[c].get(label, "—")
                 else:
                     text = _fmt(fmt, rec.get(key), rec)
-                item = self.table.item(r, c)
-                if item.text() == text and item.data(_KEY_ROLE) == key:
+                if shown.get((r, c)) == (text, key):
                     continue
+                shown[(r, c)] = (text, key)
+                item = self.table.item(r, c)
                 item.setText(text)
                 item.setToolTip(text)
                 item.setData(_KEY_ROLE, key)
@@ -285,6 +288,7 @@ class ResultsPanel(QWidget):
                     item = QTableWidgetItem("")
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     t.setItem(r, c, item)
+                    self._shown.pop((r, c), None)  # a fresh, empty cell
 
     def _set_working(self, text: str) -> None:
         if text != self._text:
