@@ -407,10 +407,26 @@ def import_qt_problem() -> str | None:
     return None
 
 
+def plugin_loads(path: str | Path) -> bool:
+    """Whether the dynamic loader loads ``path`` and every library it needs, in this process
+    (for a Qt plugin, what Qt does next anyway)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(str(path))
+    except (OSError, ImportError):
+        return False
+    return True
+
+
 def xcb_missing_libs() -> list[str]:
     """Unresolvable libraries of Qt's xcb platform plugin (what ``libxcb-cursor0`` & co. fix)."""
     plugin = qt_plugin_path("platforms", "libqxcb.so")
-    return ldd_missing(plugin) if plugin else []
+    if plugin is None:
+        return []
+    if plugin_loads(plugin):  # the usual case, at every start on X11: no ldd child process
+        return []
+    return ldd_missing(plugin)
 
 
 # -- the application ---------------------------------------------------------------

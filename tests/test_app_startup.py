@@ -235,6 +235,36 @@ def test_ldd_missing_reports_libraries_that_do_not_resolve(tmp_path):
     assert all(m.startswith("libQt6") is False for m in app_mod.ldd_missing(plugin))
 
 
+def test_xcb_check_runs_no_ldd_when_the_plugin_loads(monkeypatch):
+    """At every start on X11: the plugin is loaded in-process (as Qt does next), no ldd child."""
+    plugin = app_mod.qt_plugin_path("platforms", "libqxcb.so")
+    if plugin is None or not sys.platform.startswith("linux"):
+        pytest.skip("PySide6 has no xcb plugin here")
+    if shutil.which("ldd") and app_mod.ldd_missing(plugin):
+        pytest.skip("the xcb plugin's libraries are not all installed here")
+    assert app_mod.plugin_loads(plugin)
+
+    def no_ldd(path):
+        raise AssertionError("ldd was run although the plugin loads")
+
+    monkeypatch.setattr(app_mod, "ldd_missing", no_ldd)
+    assert app_mod.xcb_missing_libs() == []
+
+
+def test_xcb_check_asks_ldd_which_libraries_are_missing_when_the_plugin_does_not_load(monkeypatch,
+                                                                                     tmp_path):
+    plugin = tmp_path / "libqxcb.so"
+    plugin.write_bytes(b"not a shared library")
+    assert not app_mod.plugin_loads(plugin)
+    assert not app_mod.plugin_loads(tmp_path / "missing.so")
+    monkeypatch.setattr(app_mod, "qt_plugin_path", lambda kind, name: plugin)
+    asked = []
+    monkeypatch.setattr(app_mod, "ldd_missing", lambda p: asked.append(p) or ["libxcb-cursor.so.0"])
+    assert app_mod.xcb_missing_libs() == ["libxcb-cursor.so.0"] and asked == [plugin]
+    monkeypatch.setattr(app_mod, "qt_plugin_path", lambda kind, name: None)
+    assert app_mod.xcb_missing_libs() == []
+
+
 def test_main_names_debian_packages_when_xcb_libraries_are_missing(monkeypatch, capsys):
     monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
