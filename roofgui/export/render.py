@@ -9,6 +9,9 @@ window, the clipboard and ``roofgui export`` give the same picture:
   ``min(width / 1920, height / 1080)`` — pyqtgraph's pens are cosmetic, so
   widths, markers and fonts are scaled by the style, not by a painter
   transform, and a 4K picture is a 1080p picture with everything twice as big;
+* Qt still paints that hidden widget while it settles (pyqtgraph finishes its
+  layout in those paints), but onto a null paint device: nothing is rasterised
+  until the picture itself is painted, once (:func:`_paint_without_pixels`);
 * the optional title goes above, the optional caption (op, shapes, dtypes,
   chips, sources) below; the legend is moved to the corner of the axes that
   covers the least data;
@@ -16,7 +19,9 @@ window, the clipboard and ``roofgui export`` give the same picture:
   ``QSvgGenerator`` (SVG 1.1, so the axes' clipping is written as clip paths —
   pyqtgraph's own SVG exporter crashes on PySide6 ≥ 6.11) or a ``QPdfWriter``
   (96 dpi, a page the size of the picture), with pyqtgraph's export mode on so
-  markers are vector shapes, not pixmaps.
+  markers are vector shapes, not pixmaps;
+* a PNG is encoded by :func:`encode_png` (Qt converts, zlib deflates row bands
+  on a few threads into one stream), not by Qt's much slower PNG writer.
 
 Every file is written to a temporary file beside the target and renamed over
 it (:func:`roofgui.model.paths.atomic_write`).
@@ -292,6 +297,9 @@ def _paint_without_pixels(view, dpi: float):
     from PySide6.QtCore import QEvent, QObject, QRectF
     from PySide6.QtGui import QPainter
 
+    if not (hasattr(view, "viewport") and hasattr(view, "render")):
+        return None  # not a graphics view: let it paint as it does
+
     class _Filter(QObject):
         device = None
 
@@ -343,7 +351,8 @@ class Figure:
     """A picture ready to paint: the plot widget laid out offscreen, title and caption placed.
 
     Build it, :meth:`paint` it on as many devices as needed, then :meth:`close` it
-    (or use it as a context manager).
+    (or use it as a context manager).  The offscreen widget's own paint events draw
+    nothing (see :func:`_paint_without_pixels`): paint the figure, do not grab the widget.
     """
 
     def __init__(self, scenario: Scenario, catalog, options: ExportOptions,
