@@ -7,7 +7,8 @@ The baseline, measured in the same process, is the floor of any 4K PNG: Qt
 encoding the very same 3840×2160 image (``QImage.save`` to a buffer), with
 no plot to build or paint.  ``cpu`` holds the process CPU time of each export
 (all threads; the PNG encoder deflates on several), which a loaded machine
-inflates less than the wall time.
+inflates less than the wall time; ``png_4k_phases`` splits a 4K PNG export into
+building the figure, painting it and encoding it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,34 @@ def _time(fn, repeats, cpu=None):
         out.append(time.perf_counter() - t0)
         if cpu is not None:
             cpu.append(time.process_time() - c0)
+    return out
+
+
+def _phases(sc, catalog, repeats: int) -> dict:
+    """Where a 4K PNG export's time goes, per plot: building the laid-out figure
+    (plot widget, items, settling), painting the picture, encoding it — wall time,
+    and the process CPU time of each phase."""
+    from roofgui.export.render import ExportOptions, Figure, encode_png
+
+    out = {}
+    for plot in ("roofline", "sweep"):
+        wall: dict[str, list] = {"build": [], "paint": [], "encode": []}
+        cpu: dict[str, list] = {k: [] for k in wall}
+        for _ in range(repeats):
+            gc.collect()
+            marks = [(time.perf_counter(), time.process_time())]
+            fig = Figure(sc, catalog, ExportOptions(plot, 3840, 2160))
+            marks.append((time.perf_counter(), time.process_time()))
+            img = fig._painted_image()
+            marks.append((time.perf_counter(), time.process_time()))
+            encode_png(img, opaque=True)
+            marks.append((time.perf_counter(), time.process_time()))
+            fig.close()
+            for k, (a, b) in zip(wall, zip(marks, marks[1:])):
+                wall[k].append(b[0] - a[0])
+                cpu[k].append(b[1] - a[1])
+        out[plot] = {k: summary(v) for k, v in wall.items()}
+        out[plot]["cpu"] = {k: summary(v) for k, v in cpu.items()}
     return out
 
 
@@ -79,6 +108,7 @@ def run(repeats: int = 5) -> dict:
     # process CPU time of each export (every thread), beside the wall time: on a busy
     # machine the wall time also holds the waits for a CPU
     out["cpu"] = {k: summary(v) for k, v in cpu.items()}
+    out["png_4k_phases"] = _phases(sc, catalog, repeats)
     out["sizes_bytes"] = {k: kw["path"].stat().st_size for k, kw in cases.items()}
     f = out["png_4k_encode_floor"]["median"]
     out["ratio_png_4k_roofline"] = out["png_4k_roofline"]["median"] / f
