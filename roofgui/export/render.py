@@ -539,7 +539,9 @@ class Figure:
                 else:
                     item.setVisible(False)
                 continue
-            if not isinstance(item, pg.PlotDataItem) or item.opts.get("symbol") is not None:
+            if not isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)) \
+                    or item.opts.get("symbol") is not None \
+                    or item.opts.get("connect") == "pairs":  # (the grid: its own segments)
                 continue
             x, y = item.xData, item.yData
             if x is None or y is None or len(x) == 0:

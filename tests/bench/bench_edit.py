@@ -71,7 +71,7 @@ def mirror_spec(plot) -> list[dict]:
     for item in plot.getPlotItem().items:
         if not item.isVisible():
             continue
-        if isinstance(item, pg.PlotDataItem):
+        if isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)):
             x, y = content.get(id(item)) or item.getData()
             if x is None or len(x) == 0:
                 continue
@@ -121,7 +121,7 @@ def drawn_points(plot) -> int:
 
     n = 0
     for item in plot.getPlotItem().items:
-        if item.isVisible() and isinstance(item, pg.PlotDataItem):
+        if item.isVisible() and isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)):
             x, _ = item.getData()
             n += 0 if x is None else len(x)
     return n

@@ -74,7 +74,7 @@ def plot_coordinates_are_finite(plot) -> list[str]:
     for it in plot.getPlotItem().items:
         if not it.isVisible():
             continue
-        if isinstance(it, (pg.PlotDataItem, pg.ScatterPlotItem)):
+        if isinstance(it, (pg.PlotDataItem, pg.PlotCurveItem, pg.ScatterPlotItem)):
             x, y = it.getData()
             for name, a in (("x", x), ("y", y)):
                 if a is not None and not np.all(np.isfinite(np.asarray(a, dtype=float))):
