@@ -71,6 +71,8 @@ def mirror_spec(plot) -> list[dict]:
     for item in plot.getPlotItem().items:
         if not item.isVisible():
             continue
+        if item is getattr(plot, "grid_item", None):
+            continue  # the app's decade grid (the baseline shows pyqtgraph's own grid)
         if isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)):
             x, y = content.get(id(item)) or item.getData()
             if x is None or len(x) == 0:
@@ -121,7 +123,8 @@ def drawn_points(plot) -> int:
 
     n = 0
     for item in plot.getPlotItem().items:
-        if item.isVisible() and isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)):
+        if item.isVisible() and isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)) \
+                and item is not getattr(plot, "grid_item", None):
             x, _ = item.getData()
             n += 0 if x is None else len(x)
     return n
