@@ -176,7 +176,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
         warm_paint(app, [bprobe], bw)
 
         samples, paints, late, bsamples, blate = [], [], 0, [], 0
-        cpu, bcpu = [], []
+        cpu, bcpu, ends, bends = [], [], [], []
         evals0 = getattr(w.live, "count", 0)
         for i in range(edits):
             text = str(values[i % len(values)])
@@ -185,11 +185,12 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
                 edit.setText(text)
                 edit.textEdited.emit(text)
 
-            dt, n = until_painted(app, [probe], do_edit, cpu=cpu)
+            dt, n = until_painted(app, [probe], do_edit, cpu=cpu, paint_end=ends)
             samples.append(dt)
             paints.append(n)
             late += settle(app, [probe])
-            dt, _ = until_painted(app, [bprobe], base.edit_fn(items, i), cpu=bcpu)
+            dt, _ = until_painted(app, [bprobe], base.edit_fn(items, i), cpu=bcpu,
+                                  paint_end=bends)
             bsamples.append(dt)
             blate += settle(app, [bprobe])
         # Bursts: five keystrokes before the event loop runs (typing "1", "12", "123" …
@@ -218,6 +219,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
                      "plot_size": [plot.width(), plot.height()],
                      "items": counts, "samples": samples, "baseline_samples": bsamples,
                      "cpu_samples": cpu, "baseline_cpu_samples": bcpu,
+                     "paint_end_samples": ends, "baseline_paint_end_samples": bends,
                      "paints_per_edit": float(np.mean(paints)), "late_paints": late,
                      "baseline_late_paints": blate}
     w.hide()
