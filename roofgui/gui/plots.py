@@ -194,6 +194,16 @@ class _Scatter(pg.ScatterPlotItem):
                 drawSymbol(p, symbol, size, pen, brush)
 
 
+def _style_scatter(item: pg.ScatterPlotItem, pen, brush, size: float, symbol=None) -> None:
+    """Set a scatter's look with one re-render of its symbol atlas (not one per setter)."""
+    item.setPen(pen, update=False)
+    item.setBrush(brush, update=False)
+    item.setSize(size, update=False)
+    if symbol is not None:
+        item.setSymbol(symbol, update=False)
+    item.updateSpots()
+
+
 class _Curve(pg.PlotCurveItem):
     """A plot line.  A bare PlotCurveItem: a PlotDataItem wraps one (with a scatter for
     symbols these lines never have) and costs ~8× as much per ``setData``.  ``curve``
@@ -702,6 +712,7 @@ class RooflinePlot(_LogPlot):
             ridge = self.ridge_items.get(c.chip_id)
             if ridge is None:
                 ridge = self.ridge_items[c.chip_id] = self._new_scatter(5, pool=("ridges", c.chip_id))
+                self._style_ridges(c)
             self._set_spots(("ridges", c.chip_id), ridge, [r.x for r in c.ridges],
                             [r.y for r in c.ridges], [r.tooltip for r in c.ridges])
         # -- roof labels (compute roofs), ridge guides and labels
@@ -740,6 +751,7 @@ class RooflinePlot(_LogPlot):
             item = self.points.get(p.key)
             if item is None:
                 item = self.points[p.key] = self._new_scatter(10, pool=("point",) + p.key)
+                self._style_point(p)  # (styled before its spot: the atlas renders once)
             self._set_spots(("point",) + p.key, item, [p.x], [p.y], [p.tooltip], p.symbol)
         live_net = {p.key for p in g.points if p.net_x is not None}
         for k in list(self.net_points):
@@ -752,6 +764,7 @@ class RooflinePlot(_LogPlot):
             if p.key not in self.net_points:
                 self.net_points[p.key] = self._new_scatter(9, pool=("netpoint",) + p.key)
                 self.net_links[p.key] = self._new_curve(-5, bounds=False, pool=("netlink",) + p.key)
+                self._style_netpoint(p)
             self._set_spots(("netpoint",) + p.key, self.net_points[p.key], [p.net_x], [p.y],
                             [p.tooltip], p.symbol)
             self._set_curve(("netlink",) + p.key, self.net_links[p.key], [p.x, p.net_x],
@@ -802,12 +815,7 @@ class RooflinePlot(_LogPlot):
                         lab.setColor(_qcolor(col))
                         lab.setFont(ann)
                         lab.fill = _halo(s)
-            if self._changed(("style", "ridges", c.chip_id), (id(s), col)):
-                it = self.ridge_items[c.chip_id]
-                it.setPen(_pen(s.marker_edge, s.marker_outline * 0.8))
-                it.setBrush(pg.mkBrush(_qcolor(col)))
-                it.setSize(s.ridge_size)
-                it.setSymbol("d")
+            self._style_ridges(c)
             for r in c.ridges:
                 k = (c.chip_id, r.key)
                 if self._changed(("style", "guide") + k, (id(s), col)):
@@ -816,22 +824,9 @@ class RooflinePlot(_LogPlot):
                     self.ridge_labels[k].setFont(ann_bold)
                     self.ridge_labels[k].fill = _halo(s)
         for p in g.points:
-            col = s.colour(p.colour)
-            if self._changed(("style", "point") + p.key, (id(s), col)):
-                item = self.points[p.key]
-                item.setPen(_pen(s.marker_edge, s.marker_outline))
-                item.setBrush(pg.mkBrush(_qcolor(col)))
-                item.setSize(s.marker_size)
-        face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
-        for p in g.points:
-            if p.key in self.net_points and self._changed(("style", "netpoint") + p.key,
-                                                          (id(s), p.colour)):
-                col = s.colour(p.colour)
-                it = self.net_points[p.key]
-                it.setPen(_pen(col, s.marker_outline * 1.4))
-                it.setBrush(pg.mkBrush(face))
-                it.setSize(s.marker_size * 0.85)
-                self.net_links[p.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.8))
+            self._style_point(p)
+            if p.key in self.net_points:
+                self._style_netpoint(p)
         for k, item in self.op_labels.items():
             on = k[0] == self.selected_op  # the op the results show: its label in bold, framed
             if self._changed(("style", "oplabel") + k, (id(s), on)):
@@ -840,6 +835,29 @@ class RooflinePlot(_LogPlot):
                 item.fill = _halo(s)
                 item.border = _pen(s.muted, 1.0) if on else pg.mkPen(None)
                 item.update()
+
+    def _style_ridges(self, c) -> None:
+        s = self.style
+        col = s.colour(c.colour)
+        if self._changed(("style", "ridges", c.chip_id), (id(s), col)):
+            _style_scatter(self.ridge_items[c.chip_id], _pen(s.marker_edge, s.marker_outline * 0.8),
+                           pg.mkBrush(_qcolor(col)), s.ridge_size, "d")
+
+    def _style_point(self, p) -> None:
+        s = self.style
+        col = s.colour(p.colour)
+        if self._changed(("style", "point") + p.key, (id(s), col)):
+            _style_scatter(self.points[p.key], _pen(s.marker_edge, s.marker_outline),
+                           pg.mkBrush(_qcolor(col)), s.marker_size)
+
+    def _style_netpoint(self, p) -> None:
+        s = self.style
+        if self._changed(("style", "netpoint") + p.key, (id(s), p.colour)):
+            col = s.colour(p.colour)
+            face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
+            _style_scatter(self.net_points[p.key], _pen(col, s.marker_outline * 1.4),
+                           pg.mkBrush(face), s.marker_size * 0.85)
+            self.net_links[p.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.8))
 
     def _rebuild_legend(self) -> None:
         g = self.geometry
