@@ -391,6 +391,17 @@ def qt_plugin_path(kind: str, name: str) -> Path | None:
     return p if p.exists() else None
 
 
+def _import_model_first() -> None:
+    """Import numpy and the Qt-free model before Qt.
+
+    Once imported, PySide6 reads the source of every module imported after it (to
+    find the ones that use its ``__feature__`` switches): about 0.3 ms a module,
+    ~30 ms of start-up for these ~90, which need no such look."""
+    import numpy  # noqa: F401
+
+    from roofgui.model import catalog, llm, plotdata, report, scenario  # noqa: F401
+
+
 def import_qt_problem() -> str | None:
     """Import Qt's GUI modules in a guarded way; the message to print if that fails."""
     try:
@@ -560,6 +571,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return EXIT_NO_DISPLAY
+    _import_model_first()
     problem = import_qt_problem()
     if problem:
         print(problem, file=sys.stderr)
