@@ -167,7 +167,7 @@ class LlmSweepPlot(_LogPlot):
         self._restyle_items()
         self._rebuild_legend()
         if refit:
-            self.fit()
+            self.fit(layout=False)
         self._layout_annotations()
 
     def _new_chip(self, cid: str) -> None:
@@ -282,7 +282,7 @@ class LlmSweepPlot(_LogPlot):
         self._legend_entries(entries)
 
     # -- annotations that follow the view ------------------------------------------------
-    def _layout_annotations(self) -> None:
+    def _lay_out(self) -> None:
         g = self.geometry
         if g is not None:
             s = self.style

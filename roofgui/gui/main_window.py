@@ -558,10 +558,11 @@ class MainWindow(QMainWindow):
     def _on_replaced(self) -> None:
         # a new document: show its saved zoom, or fit
         self.live.flush()
-        self.roofline_plot.set_view(self.doc.scenario.view.roofline)
+        # (labels follow at the next evaluation or paint, whichever comes first)
+        self.roofline_plot.set_view(self.doc.scenario.view.roofline, layout=False)
         for p in (self._sweep_plot, self._llm_sweep_plot):
             if p is not None:
-                p.fit()
+                p.fit(layout=False)
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")

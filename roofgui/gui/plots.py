@@ -308,6 +308,8 @@ class _LogPlot(pg.PlotWidget):
         self._relayout.setSingleShot(True)
         self._relayout.setInterval(0)
         self._relayout.timeout.connect(self._layout_annotations)
+        self._layout_pending = False
+        self.scene().sigPrepareForPaint.connect(self._layout_if_pending)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.setMouseTracking(True)
 
@@ -322,34 +324,54 @@ class _LogPlot(pg.PlotWidget):
         (x0, x1), (y0, y1) = self.vb.viewRange()
         return [float(x0), float(x1), float(y0), float(y1)]
 
-    def fit(self) -> None:
-        """Reset the view to fit everything."""
+    def fit(self, layout: bool = True) -> None:
+        """Reset the view to fit everything (``layout``: its labels too, now rather than at
+        the next paint)."""
         x0, x1, y0, y1 = self._fit
         self.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.0)
         self._has_view = True
         self.user_view = False
+        if layout:
+            self.flush_layout()
 
-    def set_view(self, rng: Sequence[float] | None) -> None:
+    def set_view(self, rng: Sequence[float] | None, layout: bool = True) -> None:
         """Show ``[x0, x1, y0, y1]`` (log10 units), or fit when ``None``."""
         if rng is None:
-            self.fit()
+            self.fit(layout)
             return
         x0, x1, y0, y1 = (float(v) for v in rng)
         self.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.0)
         self._has_view = True
         self.user_view = True
+        if layout:
+            self.flush_layout()
 
     def _on_manual_range(self, *_):
         self.user_view = True
         self.viewChangedByUser.emit(self.view_range())
 
     def _on_range_changed(self, *_):
+        # The labels follow at the next paint (prepareForPaint), once however many range
+        # changes and resizes come before it: a window being shown resizes its plot three
+        # times, a pan moves the range on every mouse move.
         self._update_grid()
-        self._layout_annotations()
+        self._layout_pending = True
 
     def _on_resized(self, *_):
         self._on_range_changed()
         self._relayout.start()
+
+    def _layout_if_pending(self) -> None:
+        if self._layout_pending:
+            self._layout_annotations()
+
+    def flush_layout(self) -> None:
+        """Lay the annotations out now if the view changed since they last were."""
+        self._layout_if_pending()
+
+    def _layout_annotations(self) -> None:
+        self._layout_pending = False
+        self._lay_out()
 
     def _update_grid(self) -> None:
         x0, x1, y0, y1 = self.view_range()
@@ -360,7 +382,7 @@ class _LogPlot(pg.PlotWidget):
         if self._changed(("data", "grid"), (tuple(xs), tuple(ys))):
             self.grid_item.setData(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
 
-    def _layout_annotations(self) -> None:
+    def _lay_out(self) -> None:  # the annotations that follow the view (subclasses: more)
         self._place_legend()
 
     # -- style --------------------------------------------------------------
@@ -682,10 +704,10 @@ class RooflinePlot(_LogPlot):
         self._rebuild_legend()
         if not self._has_view and (g.chips or g.points):
             view = getattr(getattr(scenario, "view", None), "roofline", None)
-            self.set_view(view)
+            self.set_view(view, layout=False)
         elif self._has_view and not self.user_view and not pd.view_covers(
                 self.view_range(), *pd.key_points(g)):
-            self.fit()  # the user has not zoomed: follow the data when it leaves the view
+            self.fit(layout=False)  # the user has not zoomed: follow the data when it leaves
         self._layout_annotations()
 
     def _sync_items(self, g: pd.RooflineGeometry) -> None:
@@ -885,7 +907,7 @@ class RooflinePlot(_LogPlot):
         self._legend_entries(entries)
 
     # -- annotations that follow the view ---------------------------------------------
-    def _layout_annotations(self) -> None:
+    def _lay_out(self) -> None:
         g = self.geometry
         if g is None:
             self._place_legend()
@@ -1167,7 +1189,7 @@ class SweepPlot(_LogPlot):
         self._restyle_items()
         self._rebuild_legend()
         if refit and g.lines:
-            self.fit()
+            self.fit(layout=False)
         self._layout_annotations()
 
     def _restyle_items(self) -> None:
@@ -1215,7 +1237,7 @@ class SweepPlot(_LogPlot):
                        for ln in g.lines]
         self._legend_entries(entries)
 
-    def _layout_annotations(self) -> None:
+    def _lay_out(self) -> None:
         g = self.geometry
         if g is not None:
             s = self.style

@@ -636,3 +636,29 @@ def test_op_points_hit_test_and_tooltips_after_fast_paint(roof, cat):
     scene = roof.vb.mapViewToScene(QtCore.QPointF(px, py))
     tip = roof.tooltip_at_scene(scene)
     assert tip and "TPU v5e" in tip and "click to show this op" in tip
+
+
+def test_view_changes_lay_labels_out_once_before_the_next_paint(roof, cat, qtbot):
+    """Range changes and resizes mark the labels stale; the next paint lays them out once."""
+    roof.show()
+    qtbot.waitExposed(roof)
+    sc = two_chip()
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.grab()
+    calls = []
+    real = roof._lay_out
+    roof._lay_out = lambda: (calls.append(1), real())
+    for k in range(5):  # a pan: five range changes before anything is painted
+        roof.vb.translateBy(x=0.02 * (k + 1))
+    roof.resize(700, 500)
+    assert calls == []  # nothing laid out yet ...
+    roof.grab()  # ... until the plot paints
+    assert len(calls) == 1
+    lab = roof.ridge_labels[next(iter(roof.ridge_labels))]
+    painted = (lab.pos().x(), lab.pos().y())
+    roof._layout_annotations()  # a fresh layout puts it where the paint had it
+    assert (lab.pos().x(), lab.pos().y()) == pytest.approx(painted)
+    assert lab.pos().y() == pytest.approx(roof.view_range()[2])  # at the bottom of the new view
+    # fit() (the Fit button) lays out at once, as it always did
+    roof.fit()
+    assert len(calls) == 3 and not roof._layout_pending
