@@ -19,7 +19,8 @@ from roofgui.export.render import render_image  # noqa: E402
 from roofgui.gui import export_dialog as ed  # noqa: E402
 from roofgui.model.catalog import Catalog  # noqa: E402
 from roofgui.model.scenario import save_scenario  # noqa: E402
-from test_export_support import ROOT_DIR, sharded_scenario, two_chip_scenario  # noqa: E402
+from test_export_support import (ROOT_DIR, same_pixels as _same_pixels,  # noqa: E402
+                                 sharded_scenario, two_chip_scenario)
 
 
 @pytest.fixture(scope="module")
@@ -38,28 +39,6 @@ class _FakeWindow:
 
     def current_plot(self):
         return self.sweep_plot if self._plot == "sweep" else self.roofline_plot
-
-
-def _same_pixels(a: QImage, b: QImage) -> bool:
-    """The same picture: same size, and all but a few antialiased pixels identical.
-
-    Qt's text rasteriser is not bit-for-bit repeatable between runs (one 4K export in a
-    hundred had ~1,000 pixels off by a few levels), so allow at most 0.1 % of the pixels
-    to differ, each by at most 32 levels; a different style, size, plot or layout changes
-    far more than that.
-    """
-    import numpy as np
-
-    a = a.convertToFormat(QImage.Format.Format_ARGB32)
-    b = b.convertToFormat(QImage.Format.Format_ARGB32)
-    if a.size() != b.size():
-        return False
-    if a == b:
-        return True
-    x = np.frombuffer(a.constBits(), np.uint8, a.sizeInBytes()).astype(np.int16)
-    y = np.frombuffer(b.constBits(), np.uint8, b.sizeInBytes()).astype(np.int16)
-    d = np.abs(x - y).reshape(-1, 4).max(axis=1)
-    return int(d.max()) <= 32 and np.count_nonzero(d) <= 0.001 * d.size
 
 
 def _cli(*args):
