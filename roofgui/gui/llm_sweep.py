@@ -24,7 +24,7 @@ from PySide6 import QtCore, QtGui
 
 from ..model import llm
 from ..model import plotdata as pd
-from .plots import _font, _halo, _LogPlot, _pen, _qcolor, _text_px
+from .plots import _face, _font, _halo, _LogPlot, _pen, _qcolor, _text_px
 from .style import PlotStyle
 from .widgets import set_combo_items
 
@@ -132,11 +132,7 @@ class LlmSweepPlot(_LogPlot):
         old = self.geometry
         refit = (old is None or g.view != old.view or (not old.lines and g.lines)
                  or (not self.user_view and g.fit != old.fit))
-        self.geometry = g
-        self._fit = g.fit
-        self._y_axis.set_kind(g.y_kind)
-        if (g.x_title, g.y_title) != (self._x_title, self._y_title):
-            self._set_titles(g.x_title, g.y_title)
+        self._adopt(g)
         live = {ln.chip_id for ln in g.lines}
         for cid in list(self.curves_hi):
             if cid not in live:
@@ -225,7 +221,7 @@ class LlmSweepPlot(_LogPlot):
         g = self.geometry
         if g is None:
             return
-        face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
+        face = _face(s)
         for i, ln in enumerate(g.lines):
             col = s.colour(ln.colour)
             cid = ln.chip_id

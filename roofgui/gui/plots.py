@@ -62,6 +62,11 @@ def _font(style: PlotStyle, pt: float, bold: bool = False) -> QtGui.QFont:
     return f
 
 
+def _face(style: PlotStyle) -> QtGui.QColor:
+    """The fill of hollow markers: the background (white on a transparent one)."""
+    return _qcolor(style.background if style.background != "transparent" else "#FFFFFF")
+
+
 def _halo(style: PlotStyle) -> QtGui.QBrush:
     """A translucent patch of background behind annotation text, so lines do not strike it."""
     bg = style.background if style.background != "transparent" else (
@@ -428,6 +433,14 @@ class _LogPlot(pg.PlotWidget):
         lg.layout.setVerticalSpacing(-s.legend_font_pt * 0.25)
         self.readout.setVisible(s.show_readout)
         self.readout.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-6, -4))
+
+    def _adopt(self, g) -> None:
+        """Take a sweep's geometry: its fit, y-axis kind and axis titles."""
+        self.geometry = g
+        self._fit = g.fit
+        self._y_axis.set_kind(g.y_kind)
+        if (g.x_title, g.y_title) != (self._x_title, self._y_title):
+            self._set_titles(g.x_title, g.y_title)
 
     def _set_titles(self, x_title: str, y_title: str) -> None:
         self._x_title, self._y_title = x_title, y_title
@@ -876,7 +889,7 @@ class RooflinePlot(_LogPlot):
         s = self.style
         if self._changed(("style", "netpoint") + p.key, (id(s), p.colour)):
             col = s.colour(p.colour)
-            face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
+            face = _face(s)
             _style_scatter(self.net_points[p.key], _pen(col, s.marker_outline * 1.4),
                            pg.mkBrush(face), s.marker_size * 0.85)
             self.net_links[p.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.8))
@@ -1156,11 +1169,7 @@ class SweepPlot(_LogPlot):
         old = self.geometry
         refit = (old is None or g.y_kind != old.y_kind or g.dim != old.dim
                  or (not self.user_view and g.fit != old.fit))
-        self.geometry = g
-        self._fit = g.fit
-        self._y_axis.set_kind(g.y_kind)
-        if (g.x_title, g.y_title) != (self._x_title, self._y_title):
-            self._set_titles(g.x_title, g.y_title)
+        self._adopt(g)
         live = {ln.key for ln in g.lines}
         for k in list(self.curves):
             if k not in live:
@@ -1197,7 +1206,7 @@ class SweepPlot(_LogPlot):
         g = self.geometry
         if g is None:
             return
-        face = _qcolor(s.background if s.background != "transparent" else "#FFFFFF")
+        face = _face(s)
         for ln in g.lines:
             col = s.colour(ln.colour)
             if not self._changed(("style", "curve") + ln.key, (id(s), col, ln.dash)):
