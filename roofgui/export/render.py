@@ -442,7 +442,6 @@ class Figure:
             self.curves = curves
             w.update_from(scenario, curves)
         w.show()
-        self._settle()
         self._apply_view()
         self._settle()
         self.legend_position = self._place_legend()
