@@ -209,6 +209,35 @@ def _style_scatter(item: pg.ScatterPlotItem, pen, brush, size: float, symbol=Non
     item.updateSpots()
 
 
+class _Spot:
+    """One op point inside its op's scatter (``RooflinePlot.points[key]``): what a caller
+    reads of it — its data, look and visibility — as of the scatter's latest data."""
+
+    def __init__(self, item: pg.ScatterPlotItem, index: int) -> None:
+        self.item = item
+        self.index = index
+        self.live = True
+
+    @property
+    def data(self) -> np.ndarray:
+        """The spot's record (``["x"]``, ``["y"]``, ``["data"]``: its tooltip)."""
+        return self.item.data[self.index:self.index + 1]
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 (as pyqtgraph's)
+        d = self.data
+        return d["x"].copy(), d["y"].copy()
+
+    @property
+    def opts(self) -> dict:
+        i = slice(self.index, self.index + 1)
+        symbol, size, pen, brush = (c[0] for c in self.item._style(["symbol", "size", "pen",
+                                                                     "brush"], idx=i))
+        return {"symbol": symbol, "size": float(size), "pen": pen, "brush": brush}
+
+    def isVisible(self) -> bool:  # noqa: N802
+        return self.live and self.item.isVisible()
+
+
 class _Curve(pg.PlotCurveItem):
     """A plot line.  A bare PlotCurveItem: a PlotDataItem wraps one (with a scatter for
     symbols these lines never have) and costs ~8× as much per ``setData``.  ``curve``
@@ -676,10 +705,16 @@ class RooflinePlot(_LogPlot):
         self.ridge_items: dict[str, pg.ScatterPlotItem] = {}
         self.ridge_guides: dict[tuple[str, str], _Curve] = {}
         self.ridge_labels: dict[tuple[str, str], pg.TextItem] = {}
-        self.points: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
+        #: one scatter per op phase holds its point on every chip (an edit moves one op's
+        #: points together: one setData, one item to repaint), and one its link twins
+        self.point_groups: dict[tuple[int, str], _Scatter] = {}
+        self.net_groups: dict[tuple[int, str], _Scatter] = {}
+        #: each point, by (op, phase, chip), as a view into its op's scatter
+        self.points: dict[tuple[int, str, str], _Spot] = {}
         #: hollow twins at (FLOPs per link byte, attainable) on the link roof, and connectors
-        self.net_points: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
+        self.net_points: dict[tuple[int, str, str], _Spot] = {}
         self.net_links: dict[tuple[int, str, str], _Curve] = {}
+        self._spot_views: dict[tuple[str, tuple[int, str, str]], _Spot] = {}
         self.op_labels: dict[tuple[int, str], pg.TextItem] = {}
         self.region_items: dict[str, pg.LinearRegionItem] = {}
         self.region_labels: dict[str, pg.TextItem] = {}
@@ -777,31 +812,17 @@ class RooflinePlot(_LogPlot):
                                 [r.y, -pd.LOG_INF])
                 self._set_text(("ridgelabel",) + k, self.ridge_labels[k], r.label)
                 self.ridge_labels[k].setVisible(r.label_shown)  # a value two chips share: once
-        # -- points and op labels
-        live_pts = {p.key for p in g.points}
-        for k in list(self.points):
-            if k not in live_pts:
-                self._drop(self.points, k, ("point",))
-        for p in g.points:
-            item = self.points.get(p.key)
-            if item is None:
-                item = self.points[p.key] = self._new_scatter(10, pool=("point",) + p.key)
-                self._style_point(p)  # (styled before its spot: the atlas renders once)
-            self._set_spots(("point",) + p.key, item, [p.x], [p.y], [p.tooltip], p.symbol)
+        # -- points (one scatter per op phase), link twins and their connectors
+        self._sync_points(g)
         live_net = {p.key for p in g.points if p.net_x is not None}
-        for k in list(self.net_points):
+        for k in list(self.net_links):
             if k not in live_net:
-                self._drop(self.net_points, k, ("netpoint",))
                 self._drop(self.net_links, k, ("netlink",))
         for p in g.points:
             if p.net_x is None:
                 continue
-            if p.key not in self.net_points:
-                self.net_points[p.key] = self._new_scatter(9, pool=("netpoint",) + p.key)
+            if p.key not in self.net_links:
                 self.net_links[p.key] = self._new_curve(-5, bounds=False, pool=("netlink",) + p.key)
-                self._style_netpoint(p)
-            self._set_spots(("netpoint",) + p.key, self.net_points[p.key], [p.net_x], [p.y],
-                            [p.tooltip], p.symbol)
             self._set_curve(("netlink",) + p.key, self.net_links[p.key], [p.x, p.net_x],
                             [p.y, p.y])
         live_labels = {lab.key for lab in g.labels}
@@ -858,10 +879,12 @@ class RooflinePlot(_LogPlot):
                     self.ridge_labels[k].setColor(_qcolor(col))
                     self.ridge_labels[k].setFont(ann_bold)
                     self.ridge_labels[k].fill = _halo(s)
+        self._sync_points(g)  # (their look is part of their data)
         for p in g.points:
-            self._style_point(p)
-            if p.key in self.net_points:
-                self._style_netpoint(p)
+            if p.key in self.net_links and self._changed(("style", "netlink") + p.key,
+                                                         (id(s), p.colour)):
+                self.net_links[p.key].setPen(_pen(s.colour(p.colour), s.guide_width, "dot",
+                                                  alpha=0.8))
         for k, item in self.op_labels.items():
             on = k[0] == self.selected_op  # the op the results show: its label in bold, framed
             if self._changed(("style", "oplabel") + k, (id(s), on)):
@@ -878,21 +901,56 @@ class RooflinePlot(_LogPlot):
             _style_scatter(self.ridge_items[c.chip_id], _pen(s.marker_edge, s.marker_outline * 0.8),
                            pg.mkBrush(_qcolor(col)), s.ridge_size, "d")
 
-    def _style_point(self, p) -> None:
+    def _sync_points(self, g: pd.RooflineGeometry) -> None:
+        """Each op phase's points (and link twins) as one scatter, spots styled per chip."""
         s = self.style
-        col = s.colour(p.colour)
-        if self._changed(("style", "point") + p.key, (id(s), col)):
-            _style_scatter(self.points[p.key], _pen(s.marker_edge, s.marker_outline),
-                           pg.mkBrush(_qcolor(col)), s.marker_size)
-
-    def _style_netpoint(self, p) -> None:
-        s = self.style
-        if self._changed(("style", "netpoint") + p.key, (id(s), p.colour)):
-            col = s.colour(p.colour)
-            face = _face(s)
-            _style_scatter(self.net_points[p.key], _pen(col, s.marker_outline * 1.4),
-                           pg.mkBrush(face), s.marker_size * 0.85)
-            self.net_links[p.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.8))
+        groups: dict[tuple[int, str], list] = {}
+        for p in g.points:
+            groups.setdefault((p.op_index, p.phase), []).append(p)
+        twins = {k: [p for p in ps if p.net_x is not None] for k, ps in groups.items()}
+        twins = {k: ps for k, ps in twins.items() if ps}
+        for store, want, prefix in ((self.point_groups, groups, "points"),
+                                    (self.net_groups, twins, "twins")):
+            for k in list(store):
+                if k not in want:
+                    self._drop(store, k, (prefix,))
+            for k, ps in want.items():
+                item = store.get(k)
+                if item is None:
+                    item = store[k] = self._new_scatter(10 if prefix == "points" else 9,
+                                                        pool=(prefix,) + k)
+                net = prefix == "twins"
+                sig = (id(s), tuple((p.net_x if net else p.x, p.y, p.tooltip, p.symbol, p.colour)
+                                    for p in ps))
+                if not self._changed(("data", prefix) + k, sig):
+                    continue
+                cols = [s.colour(p.colour) for p in ps]
+                if net:  # hollow, ringed in the chip's colour
+                    look = dict(pen=[_pen(c, s.marker_outline * 1.4) for c in cols],
+                                brush=pg.mkBrush(_face(s)), size=s.marker_size * 0.85)
+                else:
+                    look = dict(pen=_pen(s.marker_edge, s.marker_outline),
+                                brush=[pg.mkBrush(_qcolor(c)) for c in cols], size=s.marker_size)
+                item.setData(x=[p.net_x if net else p.x for p in ps], y=[p.y for p in ps],
+                             data=[p.tooltip for p in ps], symbol=[p.symbol for p in ps], **look)
+        # the views by (op, phase, chip): the same object for as long as the point is shown
+        for name, store, want in (("point", self.point_groups, groups),
+                                  ("twin", self.net_groups, twins)):
+            views = {}
+            for k, ps in want.items():
+                for i, p in enumerate(ps):
+                    v = self._spot_views.get((name, p.key))
+                    if v is None:
+                        v = self._spot_views[(name, p.key)] = _Spot(store[k], i)
+                    v.item, v.index, v.live = store[k], i, True
+                    views[p.key] = v
+            for (n, key), v in self._spot_views.items():
+                if n == name and key not in views:
+                    v.live = False
+            if name == "point":
+                self.points = views
+            else:
+                self.net_points = views
 
     def _rebuild_legend(self) -> None:
         g = self.geometry
@@ -1083,7 +1141,7 @@ class RooflinePlot(_LogPlot):
     # -- clicks -----------------------------------------------------------------
     def op_at_scene(self, scene_pos) -> int | None:
         """The op whose point, link twin or label is at a scene position (None: none)."""
-        for store in (self.points, self.net_points):
+        for store in (self.point_groups, self.net_groups):
             for key, item in store.items():
                 if self._scatter_hit(item, scene_pos):
                     return key[0]
@@ -1114,10 +1172,10 @@ class RooflinePlot(_LogPlot):
                 f"{pd.tick_label_exact(y_log, 'si')}FLOP/s")
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
-        for item in list(self.points.values()) + list(self.net_points.values()):
-            hits = self._scatter_hit(item, scene_pos)
-            if hits:
-                return "<br><hr>".join(h.data() for h in hits)
+        hits = [h for item in list(self.point_groups.values()) + list(self.net_groups.values())
+                for h in self._scatter_hit(item, scene_pos)]
+        if hits:
+            return "<br><hr>".join(h.data() for h in hits)
         for item in self.ridge_items.values():
             hits = self._scatter_hit(item, scene_pos)
             if hits:

@@ -631,7 +631,10 @@ def test_op_points_hit_test_and_tooltips_after_fast_paint(roof, cat):
     roof.update_from(sc, evaluate_scenario(sc, cat))
     roof.repaint()
     item = roof.points[(0, "", "tpu-v5e")]
-    assert isinstance(item, type(roof.ridge_items["tpu-v5e"]))  # the same class
+    # one scatter per op holds the op's point on every chip
+    assert item.item is roof.point_groups[(0, "")] is roof.points[(0, "", "h100-sxm")].item
+    assert isinstance(item.item, type(roof.ridge_items["tpu-v5e"]))  # the fast-path class
+    assert len(roof.point_groups[(0, "")].data) == 2
     (px, py), = scatter_xy(item)
     scene = roof.vb.mapViewToScene(QtCore.QPointF(px, py))
     tip = roof.tooltip_at_scene(scene)
