@@ -690,6 +690,14 @@ class OpEditor(QWidget):
         page = self.page(op.kind)
         if self.pages.currentWidget() is not page:
             self.pages.setCurrentWidget(page)
+            # a stack is as tall as its tallest page: let only the shown one count, or a
+            # matmul after an LLM step leaves the LLM fields' height blank above Data types
+            for i in range(self.pages.count()):
+                w = self.pages.widget(i)
+                pol = QSizePolicy.Policy.Preferred if w is page else QSizePolicy.Policy.Ignored
+                w.setSizePolicy(pol, pol)
+            self.pages.adjustSize()
+            self.pages.updateGeometry()
         self.description.setText(kind.description)
         self.description.setVisible(bool(kind.description))
         page.show(op, force)

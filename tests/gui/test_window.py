@@ -685,3 +685,22 @@ def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
     assert order.index("plot painted") < order.index("results")
     assert "B=777" in window.results.heading.text()
     assert not window.live.pending()
+
+
+def test_the_form_shrinks_back_after_an_llm_step(window, qtbot, shipped):
+    """A matmul shown after an LLM step: Data types sits right under its three fields
+    again (the op editor is as tall as the shown kind's page, not the tallest seen)."""
+    window.resize(1440, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    flush(window)
+    editor = window.form.editor
+    y_matmul = editor.dtype_box.y()
+    window.doc.load(load_scenario(EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"))
+    flush(window)
+    qtbot.wait(20)
+    assert editor.dtype_box.y() > y_matmul + 100  # the LLM step's many fields
+    window.doc.load(load_scenario(EXAMPLES / "09-mlp-on-three-gpus.json"))
+    flush(window)
+    qtbot.wait(20)
+    assert editor.dtype_box.y() == y_matmul
