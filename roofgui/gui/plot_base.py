@@ -1,0 +1,397 @@
+"""The base of every plot: log-reading axes, a style, a legend placed where it
+covers least, a readout, labels laid out once per paint, and items kept per key
+(hidden and pooled, never re-created, when their chip or op goes away).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtCore import Signal
+
+from ..model import plotdata as pd
+from .style import SCREEN_LIGHT, PlotStyle
+from .plot_items import (LEGEND_CORNERS, LogAxis, _Curve, _font, _pen, _qcolor, _rect_samples,
+                         _Sample, _Scatter, _text_px)
+
+class _LogPlot(pg.PlotWidget):
+    """A PlotWidget with log-reading axes, a style, a legend and a readout."""
+
+    viewChangedByUser = Signal(list)
+
+    def __init__(self, parent=None, style: PlotStyle | None = None, x_kind="plain", y_kind="si"):
+        self._x_axis = LogAxis("bottom", x_kind)
+        self._y_axis = LogAxis("left", y_kind)
+        super().__init__(parent, axisItems={"bottom": self._x_axis, "left": self._y_axis})
+        self.style = style or SCREEN_LIGHT
+        pi = self.getPlotItem()
+        pi.hideButtons()
+        pi.setMenuEnabled(False)
+        vb = pi.getViewBox()
+        vb.disableAutoRange()
+        vb.setDefaultPadding(0.0)
+        self.vb = vb
+        # Grid lines at the labelled decades only, as one path (the axes draw the 2..9
+        # minor ticks as short ticks): calmer than a grid line per minor tick, and cheap.
+        self.grid_item = pg.PlotCurveItem(connect="pairs", antialias=False)
+        self.grid_item.setZValue(-50)
+        self.addItem(self.grid_item, ignoreBounds=True)
+        self._has_view = False
+        #: True once the user pans/zooms or a range is set explicitly; until then (and
+        #: again after fit()) the view follows the data when it would leave the view.
+        self.user_view = False
+        #: the tooltip shown for the last mouse position (None: none)
+        self.hover_tip: str | None = None
+        self._fit: tuple[float, float, float, float] = (0.0, 4.0, 12.0, 16.0)
+        self._x_title = ""
+        self._y_title = ""
+        self._sig: dict = {}  # key -> what was last applied, to skip no-op setData/setPen
+        self._pool: dict = {}  # hidden items of chips / ops no longer shown, by key
+        self.legend = pg.LegendItem(offset=(10, 10), frame=True)
+        self.legend.setParentItem(vb)
+        self.legend.setZValue(1000)
+        self.legend_corner = "top-left"
+        self._legend_signature: tuple = ()
+        self.readout = pg.LabelItem("", justify="right")
+        self.readout.setParentItem(vb)
+        self.readout.setZValue(1001)
+        vb.sigRangeChangedManually.connect(self._on_manual_range)
+        vb.sigRangeChanged.connect(self._on_range_changed)
+        vb.sigResized.connect(self._on_resized)
+        # Text and legend sizes settle only after Qt lays them out: lay annotations
+        # out again once the event loop is idle (coalesced).
+        self._relayout = QtCore.QTimer(self)
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(0)
+        self._relayout.timeout.connect(self._layout_annotations)
+        self._layout_pending = False
+        self.scene().sigPrepareForPaint.connect(self._layout_if_pending)
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.setMouseTracking(True)
+
+    def _changed(self, key, sig) -> bool:
+        if self._sig.get(key) == sig:
+            return False
+        self._sig[key] = sig
+        return True
+
+    # -- view -------------------------------------------------------------
+    def view_range(self) -> list[float]:
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        return [float(x0), float(x1), float(y0), float(y1)]
+
+    def fit(self, layout: bool = True) -> None:
+        """Reset the view to fit everything (``layout``: its labels too, now rather than at
+        the next paint)."""
+        x0, x1, y0, y1 = self._fit
+        self.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.0)
+        self._has_view = True
+        self.user_view = False
+        if layout:
+            self.flush_layout()
+
+    def set_view(self, rng: Sequence[float] | None, layout: bool = True) -> None:
+        """Show ``[x0, x1, y0, y1]`` (log10 units), or fit when ``None``."""
+        if rng is None:
+            self.fit(layout)
+            return
+        x0, x1, y0, y1 = (float(v) for v in rng)
+        self.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.0)
+        self._has_view = True
+        self.user_view = True
+        if layout:
+            self.flush_layout()
+
+    def _on_manual_range(self, *_):
+        self.user_view = True
+        self.viewChangedByUser.emit(self.view_range())
+
+    def _on_range_changed(self, *_):
+        # The labels follow at the next paint (prepareForPaint), once however many range
+        # changes and resizes come before it: a window being shown resizes its plot three
+        # times, a pan moves the range on every mouse move.
+        self._update_grid()
+        self._layout_pending = True
+
+    def _on_resized(self, *_):
+        self._on_range_changed()
+        self._relayout.start()
+
+    def _layout_if_pending(self) -> None:
+        if self._layout_pending:
+            self._layout_annotations()
+
+    def flush_layout(self) -> None:
+        """Lay the annotations out now if the view changed since they last were."""
+        self._layout_if_pending()
+
+    def _layout_annotations(self) -> None:
+        self._layout_pending = False
+        self._lay_out()
+
+    def _update_grid(self) -> None:
+        x0, x1, y0, y1 = self.view_range()
+        xm = self._x_axis.tickValues(x0, x1, max(self.vb.width(), 1.0))[0][1]
+        ym = self._y_axis.tickValues(y0, y1, max(self.vb.height(), 1.0))[0][1]
+        xs = [v for v in xm for _ in (0, 1)] + [x0 - 1, x1 + 1] * len(ym)
+        ys = [y0 - 1, y1 + 1] * len(xm) + [v for v in ym for _ in (0, 1)]
+        if self._changed(("data", "grid"), (tuple(xs), tuple(ys))):
+            self.grid_item.setData(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
+
+    def _lay_out(self) -> None:  # the annotations that follow the view (subclasses: more)
+        self._place_legend()
+
+    # -- style --------------------------------------------------------------
+    def set_style(self, style: PlotStyle) -> None:
+        self.style = style
+        self._sig = {k: v for k, v in self._sig.items() if k[0] != "style"}
+        self._apply_base_style()
+        self._restyle_items()
+        self._legend_signature = ()
+        self._rebuild_legend()
+        self._update_grid()
+        self._layout_annotations()
+        self._relayout.start()
+
+    def _apply_base_style(self) -> None:
+        s = self.style
+        self.setBackground(_qcolor(s.background) if s.background != "transparent" else None)
+        fg = _qcolor(s.foreground)
+        for ax in (self._x_axis, self._y_axis):
+            ax.setPen(_pen(s.foreground, s.axis_width, alpha=0.6))
+            ax.setTextPen(fg)
+            ax.setTickFont(_font(s, s.tick_font_pt))
+            ax.setStyle(tickLength=int(round(5 * s.axis_width)),
+                        tickTextOffset=int(round(2 + 2 * s.axis_width)),
+                        autoExpandTextSpace=True)
+            ax.setGrid(False)
+        self.grid_item.setPen(_pen(s.foreground, s.grid_width, alpha=s.grid_alpha))
+        # room above the view for half a tick label: a decade at the top edge ("10 P") is
+        # labelled whole, not cut off by the widget
+        half = QtGui.QFontMetricsF(_font(s, s.tick_font_pt)).height() / 2
+        lay = self.getPlotItem().layout
+        ml, _, mr, mb = lay.getContentsMargins()
+        lay.setContentsMargins(ml, float(np.ceil(half)) + 1.0, mr, mb)
+        self._set_titles(self._x_title, self._y_title)
+        lg = self.legend
+        lg.setPen(_pen(s.legend_border, 1.0))
+        lg.setBrush(pg.mkBrush(_qcolor(s.legend_background)))
+        lg.setLabelTextColor(fg)
+        lg.setLabelTextSize(f"{s.legend_font_pt}pt")
+        pad = s.legend_padding
+        lg.layout.setContentsMargins(pad, pad * 0.5, pad * 1.2, pad * 0.5)
+        lg.layout.setHorizontalSpacing(pad * 0.5)
+        lg.layout.setVerticalSpacing(-s.legend_font_pt * 0.25)
+        self.readout.setVisible(s.show_readout)
+        self.readout.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-6, -4))
+
+    def _adopt(self, g) -> None:
+        """Take a sweep's geometry: its fit, y-axis kind and axis titles."""
+        self.geometry = g
+        self._fit = g.fit
+        self._y_axis.set_kind(g.y_kind)
+        if (g.x_title, g.y_title) != (self._x_title, self._y_title):
+            self._set_titles(g.x_title, g.y_title)
+
+    def _set_titles(self, x_title: str, y_title: str) -> None:
+        self._x_title, self._y_title = x_title, y_title
+        s = self.style
+        css = {"color": s.foreground, "font-size": f"{s.label_font_pt}pt"}
+        self.getPlotItem().setLabel("bottom", x_title, **css)
+        self.getPlotItem().setLabel("left", y_title, **css)
+
+    def _restyle_items(self) -> None:  # overridden
+        pass
+
+    def _rebuild_legend(self) -> None:  # overridden
+        pass
+
+    def _legend_entries(self, entries: list[tuple[str, _Sample]]) -> None:
+        self._relayout.start()  # the legend's size settles once Qt has laid it out
+        self.legend.clear()
+        for name, sample in entries:
+            self.legend.addItem(sample, name)
+        self.legend.setVisible(bool(entries))
+
+    def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None,
+                fill=None) -> _Sample:
+        s = self.style
+        line_px = _text_px(s, s.legend_font_pt)
+        return _Sample(pen, symbol, brush, sym_pen, size or s.marker_size * 0.8,
+                       line_px * 2.0, max(line_px, (size or 0) + 4), fill)
+
+    # -- legend placement ---------------------------------------------------------
+    def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        """Scene positions of what the legend should not cover (overridden)."""
+        return np.empty(0), np.empty(0)
+
+    def _to_scene(self, x, y) -> tuple[np.ndarray, np.ndarray]:
+        # the view box applies a new range to its transform lazily (at the next paint): apply
+        # it now, or a layout run on a range change places labels for the previous range
+        self.vb.updateMatrix()
+        tr = self.vb.childGroup.sceneTransform()
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        return (tr.m11() * x + tr.m21() * y + tr.m31(), tr.m12() * x + tr.m22() * y + tr.m32())
+
+    def _place_legend(self) -> None:
+        lg = self.legend
+        if not lg.isVisible():
+            return
+        s = self.style
+        off = s.legend_padding + 2
+        vr = self.vb.sceneBoundingRect()
+        w, h = lg.width(), lg.height()
+        pref = s.legend_position
+        corners = [pref] if pref in LEGEND_CORNERS else list(LEGEND_CORNERS)
+        rects, lifts = [], []
+        for c in corners:
+            left = vr.left() + off if "left" in c else vr.right() - off - w
+            # in a bottom corner, sit above the labels along the x axis (ridges, B*)
+            lift = self._bottom_clearance(left, left + w) if "bottom" in c else 0.0
+            top = vr.top() + off if "top" in c else vr.bottom() - off - h - lift
+            rects.append((left, top, w, h))
+            lifts.append(lift)
+        if len(corners) > 1 and vr.width() > 0:
+            xs, ys = self._obstacles()
+            best = pd.least_covered(rects, xs, ys, margin=4)
+        else:
+            best = 0
+        corner = corners[best]
+        self.legend_corner = corner
+        lg.setOffset((off if "left" in corner else -off,
+                      off if "top" in corner else -(off + lifts[best])))
+
+    def _bottom_labels(self) -> list:
+        return []
+
+    def _bottom_clearance(self, left: float, right: float) -> float:
+        """Pixels to lift a bottom-corner legend so it clears the x-axis labels below it."""
+        bottom = self.vb.sceneBoundingRect().bottom()
+        lift = 0.0
+        for lab in self._bottom_labels():
+            if lab.isVisible():
+                r = lab.sceneBoundingRect()
+                if r.right() >= left and r.left() <= right:
+                    lift = max(lift, bottom - r.top() - self.style.legend_padding + 2)
+        return lift
+
+    @staticmethod
+    def _label_samples(items) -> tuple[list, list]:
+        """Scene sample points over text labels (dense: covering text is worse than a line)."""
+        tx, ty = [], []
+        for item in items:
+            if not item.isVisible():
+                continue
+            r = item.sceneBoundingRect()
+            gx, gy = _rect_samples(r.left(), r.top(), r.width(), r.height())
+            tx.append(gx)
+            ty.append(gy)
+        return tx, ty
+
+    # -- hover ----------------------------------------------------------------
+    def _on_mouse_moved(self, scene_pos) -> None:
+        if not self.vb.sceneBoundingRect().contains(scene_pos):
+            self.readout.setText("")
+            if self.hover_tip:
+                self.hover_tip = None
+                QtWidgets.QToolTip.hideText()
+            return
+        p = self.vb.mapSceneToView(scene_pos)
+        self._update_readout(p.x(), p.y())
+        tip = self.tooltip_at_scene(scene_pos)
+        if tip == self.hover_tip:
+            return
+        self.hover_tip = tip
+        if tip:
+            QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), tip, self)
+        else:
+            QtWidgets.QToolTip.hideText()
+
+    def _update_readout(self, x_log: float, y_log: float) -> None:
+        s = self.style
+        self.readout.setText(self._readout_text(x_log, y_log), color=s.muted,
+                             size=f"{s.annotation_font_pt}pt")
+
+    def _readout_text(self, x_log: float, y_log: float) -> str:
+        return ""
+
+    def tooltip_at_scene(self, scene_pos) -> str | None:  # overridden
+        return None
+
+    def tooltip_at(self, x_log: float, y_log: float) -> str | None:
+        """The tooltip that hovering at view point (log10 x, log10 y) shows, if any."""
+        return self.tooltip_at_scene(self.vb.mapViewToScene(QtCore.QPointF(x_log, y_log)))
+
+    @staticmethod
+    def _curve_hit(item: _Curve, scene_pos) -> bool:
+        if not item.isVisible():
+            return False
+        c = item.curve
+        return c.mouseShape().contains(c.mapFromScene(scene_pos))
+
+    @staticmethod
+    def _scatter_hit(item: pg.ScatterPlotItem, scene_pos) -> list:
+        if not item.isVisible():
+            return []
+        return list(item.pointsAt(item.mapFromScene(scene_pos)))
+
+    # -- item helpers ------------------------------------------------------------
+    def _pooled(self, pool):
+        item = self._pool.pop(pool, None) if pool is not None else None
+        if item is not None:
+            item.show()
+        return item
+
+    def _new_curve(self, z: float, bounds: bool = True, pool=None) -> _Curve:
+        item = self._pooled(pool)
+        if item is None:
+            item = _Curve(antialias=True)
+            item.setZValue(z)
+            item.setClickable(True, width=8)
+            self.addItem(item, ignoreBounds=not bounds)
+        return item
+
+    def _new_scatter(self, z: float, pool=None) -> pg.ScatterPlotItem:
+        item = self._pooled(pool)
+        if item is None:
+            item = _Scatter(antialias=True)
+            item.setZValue(z)
+            self.addItem(item)
+        return item
+
+    def _new_text(self, z: float, anchor=(0.5, 1.0), pool=None) -> pg.TextItem:
+        item = self._pooled(pool)
+        if item is None:
+            item = pg.TextItem("", anchor=anchor)
+            item.textItem.document().setDocumentMargin(1.0)
+            item.setZValue(z)
+            self.addItem(item, ignoreBounds=True)
+        return item
+
+    def _set_curve(self, key, item: _Curve, x, y) -> None:
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if self._changed(("data",) + key, (x.tobytes(), y.tobytes())):
+            item.setData(x, y)
+
+    def _set_spots(self, key, item: pg.ScatterPlotItem, xs, ys, data, symbol=None) -> None:
+        sig = (tuple(xs), tuple(ys), tuple(data), symbol)
+        if self._changed(("data",) + key, sig):
+            kw = {} if symbol is None else {"symbol": symbol}
+            item.setData(x=list(xs), y=list(ys), data=list(data), **kw)
+
+    def _set_text(self, key, item: pg.TextItem, text: str) -> None:
+        if self._changed(("text",) + key, text):
+            item.setText(text)
+
+    def _drop(self, store: dict, key, prefix: tuple = ()) -> None:
+        """Take an item out of a live store.  It is hidden and kept, with its data, for
+        when the same chip / op comes back (unchecking and re-checking a chip then
+        creates nothing)."""
+        item = store.pop(key)
+        item.hide()
+        self._pool[prefix + (key if isinstance(key, tuple) else (key,))] = item

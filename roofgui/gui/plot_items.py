@@ -1,0 +1,283 @@
+"""The pieces the plots are built of: pens, fonts and colours from a style, the
+log-reading axis, and the items (a fast few-spot scatter, a bare line, a point's
+view, a legend sample).  Qt and pyqtgraph only; the geometry comes from
+:mod:`roofgui.model.plotdata`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
+from PySide6 import QtCore, QtGui
+
+from ..model import plotdata as pd
+from .style import PlotStyle
+
+LEGEND_CORNERS = ("top-left", "top-right", "bottom-right", "bottom-left")
+
+_DASHES = {
+    "solid": QtCore.Qt.PenStyle.SolidLine,
+    "dash": QtCore.Qt.PenStyle.DashLine,
+    "dot": QtCore.Qt.PenStyle.DotLine,
+    "dashdot": QtCore.Qt.PenStyle.DashDotLine,
+    "dashdotdot": QtCore.Qt.PenStyle.DashDotDotLine,
+}
+
+
+def _qcolor(c: str, alpha: float | None = None) -> QtGui.QColor:
+    if c == "transparent":
+        return QtGui.QColor(0, 0, 0, 0)
+    s = c.lstrip("#")
+    q = QtGui.QColor(int(s[0:2], 16), int(s[2:4], 16), int(s[4:6], 16),
+                     int(s[6:8], 16) if len(s) >= 8 else 255)
+    if alpha is not None:
+        q.setAlphaF(max(0.0, min(1.0, alpha)))
+    return q
+
+
+def _pen(colour: str, width: float, dash: str = "solid", alpha: float | None = None) -> QtGui.QPen:
+    pen = QtGui.QPen(_qcolor(colour, alpha))
+    pen.setWidthF(width)
+    pen.setCosmetic(True)
+    pen.setStyle(_DASHES.get(dash, QtCore.Qt.PenStyle.SolidLine))
+    pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap if dash == "solid"
+                    else QtCore.Qt.PenCapStyle.FlatCap)
+    pen.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+def _font(style: PlotStyle, pt: float, bold: bool = False) -> QtGui.QFont:
+    f = QtGui.QFont()
+    if style.font_family and style.font_family != "sans-serif":
+        f.setFamily(style.font_family)
+    f.setStyleHint(QtGui.QFont.StyleHint.SansSerif)
+    f.setPointSizeF(pt)
+    f.setBold(bold)
+    return f
+
+
+def _face(style: PlotStyle) -> QtGui.QColor:
+    """The fill of hollow markers: the background (white on a transparent one)."""
+    return _qcolor(style.background if style.background != "transparent" else "#FFFFFF")
+
+
+def _halo(style: PlotStyle) -> QtGui.QBrush:
+    """A translucent patch of background behind annotation text, so lines do not strike it."""
+    bg = style.background if style.background != "transparent" else (
+        "#000000" if style.is_dark else "#FFFFFF")
+    return pg.mkBrush(_qcolor(bg, 0.72))
+
+
+def _text_px(style: PlotStyle, pt: float) -> float:
+    """Approximate line height in pixels of text at ``pt`` points (96 dpi)."""
+    return pt * 96.0 / 72.0 * 1.25
+
+
+# ---------------------------------------------------------------------------
+# Axis and legend sample
+# ---------------------------------------------------------------------------
+
+class LogAxis(pg.AxisItem):
+    """A linear axis over log10 data whose ticks read as powers of ten.
+
+    ``kind``: ``"plain"`` (0.1, 1, 10, 1k), ``"si"`` (100 T, 1 P) or ``"time"`` (1 ms).
+    Majors at decades, minors at 2..9 (see :func:`plotdata.log_ticks`).
+    """
+
+    def __init__(self, orientation: str, kind: str = "si", **kw):
+        super().__init__(orientation, **kw)
+        self.kind = kind
+        self.enableAutoSIPrefix(False)
+
+    def set_kind(self, kind: str) -> None:
+        if kind != self.kind:
+            self.kind = kind
+            self.picture = None
+            self.update()
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
+        lo, hi = (minVal, maxVal) if minVal <= maxVal else (maxVal, minVal)
+        font_px = self.style.get("tickFont").pointSizeF() if self.style.get("tickFont") else 9.0
+        per_label = max(40.0, font_px * (5.5 if self.orientation in ("bottom", "top") else 3.0))
+        majors, minors = pd.log_ticks(lo, hi, max_major=max(2, int(size / per_label)))
+        return [(1.0, majors), (0.1, minors)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802
+        if spacing < 1.0:
+            return ["" for _ in values]
+        return [pd.tick_label(v, self.kind) for v in values]
+
+
+#: where a label's rectangle is sampled for placement: a 6 × 3 grid, corners included
+_GRID_FX = np.tile(np.linspace(0.0, 1.0, 6), 3)
+_GRID_FY = np.repeat(np.linspace(0.0, 1.0, 3), 6)
+
+
+def _rect_samples(left: float, top: float, w: float, h: float) -> tuple[np.ndarray, np.ndarray]:
+    return left + _GRID_FX * w, top + _GRID_FY * h
+
+
+def _set_anchor(item: pg.TextItem, anchor) -> None:
+    """``setAnchor`` only when it changes (pyqtgraph re-lays the text out each call)."""
+    if (item.anchor.x(), item.anchor.y()) != (float(anchor[0]), float(anchor[1])):
+        item.setAnchor(anchor)
+
+
+class _Scatter(pg.ScatterPlotItem):
+    """ScatterPlotItem whose bounding rectangle is remembered until the data, the
+    symbol sizes or the view transform change (pyqtgraph recomputes it, with two
+    pixel-vector mappings, several times per paint)."""
+
+    _br = None
+    _br_key = None
+
+    def boundingRect(self):  # noqa: N802
+        key = (tuple(self.dataBounds(0)), tuple(self.dataBounds(1)), self._maxSpotPxWidth)
+        if self._br is None or key != self._br_key:
+            self._br = super().boundingRect()
+            self._br_key = key
+        return QtCore.QRectF(self._br)
+
+    def viewTransformChanged(self):  # noqa: N802
+        self._br = None
+        super().viewTransformChanged()
+
+    def setData(self, *args, **kwargs):  # noqa: N802
+        self._br = None
+        super().setData(*args, **kwargs)
+
+    def paint(self, p, option, widget=None):
+        """A few spots (an op's point, its link twin, a chip's ridges): draw them straight away.
+
+        pyqtgraph's general path (view culling, coordinate arrays, fragment
+        lists) costs ~0.3 ms of Python per item and paint, for every point a
+        repaint touches.  This draws the same: on screen each symbol blitted
+        from pyqtgraph's atlas, when exporting each symbol's path.
+        """
+        d = self.data
+        if not 0 < len(d) <= 16 or not self.opts["pxMode"] \
+                or self.opts.get("compositionMode") is not None:
+            super().paint(p, option, widget)
+            return
+        tr = p.transform()
+        pts = [tr.map(QtCore.QPointF(float(x), float(y))) for x, y in zip(d["x"], d["y"])]
+        shown = [bool(v) and abs(q.x()) < 2 ** 30 and abs(q.y()) < 2 ** 30  # (NaN too)
+                 for v, q in zip(d["visible"], pts)]
+        if self._exportOpts is False and self.opts["useCache"]:
+            # on screen: the symbols pyqtgraph pre-rendered in its atlas, as its own path does
+            atlas = self.fragmentAtlas
+            dpr = widget.devicePixelRatioF() if widget is not None else atlas.devicePixelRatio()
+            src = d["sourceRect"]
+            if dpr != atlas.devicePixelRatio() or not np.all(src["w"] > 0):
+                super().paint(p, option, widget)  # (it re-renders the atlas when it must)
+                return
+            p.resetTransform()
+            pix = atlas.pixmap
+            for q, ok, sr in zip(pts, shown, src):
+                if ok:
+                    w, h = sr["w"] / dpr, sr["h"] / dpr
+                    p.drawPixmap(QtCore.QRectF(q.x() - w / 2, q.y() - h / 2, w, h), pix,
+                                 QtCore.QRectF(sr["x"], sr["y"], sr["w"], sr["h"]))
+            return
+        if self._exportOpts is not False:
+            aa = self._exportOpts.get("antialias", True)
+            scale = self._exportOpts.get("resolutionScale", 1.0)
+        else:
+            aa, scale = self.opts["antialias"], 1.0
+        p.setRenderHint(p.RenderHint.Antialiasing, aa)
+        styles = zip(*self._style(["symbol", "size", "pen", "brush"], scale=scale))
+        for q, ok, (symbol, size, pen, brush) in zip(pts, shown, styles):
+            if ok:
+                p.resetTransform()
+                p.translate(q)
+                drawSymbol(p, symbol, size, pen, brush)
+
+
+def _style_scatter(item: pg.ScatterPlotItem, pen, brush, size: float, symbol=None) -> None:
+    """Set a scatter's look with one re-render of its symbol atlas (not one per setter)."""
+    item.setPen(pen, update=False)
+    item.setBrush(brush, update=False)
+    item.setSize(size, update=False)
+    if symbol is not None:
+        item.setSymbol(symbol, update=False)
+    item.updateSpots()
+
+
+class _Spot:
+    """One op point inside its op's scatter (``RooflinePlot.points[key]``): what a caller
+    reads of it — its data, look and visibility — as of the scatter's latest data."""
+
+    def __init__(self, item: pg.ScatterPlotItem, index: int) -> None:
+        self.item = item
+        self.index = index
+        self.live = True
+
+    @property
+    def data(self) -> np.ndarray:
+        """The spot's record (``["x"]``, ``["y"]``, ``["data"]``: its tooltip)."""
+        return self.item.data[self.index:self.index + 1]
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 (as pyqtgraph's)
+        d = self.data
+        return d["x"].copy(), d["y"].copy()
+
+    @property
+    def opts(self) -> dict:
+        i = slice(self.index, self.index + 1)
+        symbol, size, pen, brush = (c[0] for c in self.item._style(["symbol", "size", "pen",
+                                                                     "brush"], idx=i))
+        return {"symbol": symbol, "size": float(size), "pen": pen, "brush": brush}
+
+    def isVisible(self) -> bool:  # noqa: N802
+        return self.live and self.item.isVisible()
+
+
+class _Curve(pg.PlotCurveItem):
+    """A plot line.  A bare PlotCurveItem: a PlotDataItem wraps one (with a scatter for
+    symbols these lines never have) and costs ~8× as much per ``setData``.  ``curve``
+    is the item itself, for code written against PlotDataItem."""
+
+    @property
+    def curve(self) -> "_Curve":
+        return self
+
+
+class _Sample(pg.ItemSample):
+    """Legend sample drawn to the style's sizes (pyqtgraph's is a fixed 20 px)."""
+
+    class _Stub:
+        opts: dict = {}
+
+        def isVisible(self):  # noqa: N802
+            return True
+
+    def __init__(self, pen=None, symbol=None, brush=None, sym_pen=None, size=10.0,
+                 width=28.0, height=18.0, fill=None):
+        super().__init__(self._Stub())
+        self._pen, self._symbol, self._brush, self._sym_pen = pen, symbol, brush, sym_pen
+        self._size, self._w, self._h, self._fill = size, width, height, fill
+        self.setFixedWidth(width)
+        self.setFixedHeight(height)
+
+    def boundingRect(self):
+        return QtCore.QRectF(0, 0, self._w, self._h)
+
+    def paint(self, p, *args):
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        y = self._h / 2
+        if self._fill is not None:
+            p.setPen(QtCore.Qt.PenStyle.NoPen)
+            p.setBrush(self._fill)
+            p.drawRoundedRect(QtCore.QRectF(2, y - self._h * 0.32, self._w - 4, self._h * 0.64),
+                              2, 2)
+        if self._pen is not None:
+            p.setPen(self._pen)
+            p.drawLine(QtCore.QPointF(2, y), QtCore.QPointF(self._w - 2, y))
+        if self._symbol is not None:
+            p.translate(self._w / 2, y)
+            drawSymbol(p, self._symbol, self._size, self._sym_pen or pg.mkPen(None),
+                       self._brush or pg.mkBrush(None))
+
+    def mouseClickEvent(self, event):  # samples are not visibility toggles here
+        event.ignore()
