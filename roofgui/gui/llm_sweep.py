@@ -381,13 +381,10 @@ class LlmSweepPlot(_LogPlot):
         return f"B = {pd.tick_label_exact(x_log, 'plain')}   {pd.tick_label_exact(y_log, kind)}{unit}"
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
-        for m in self.markers.values():
-            hits = self._scatter_hit(m, scene_pos)
-            if hits:
-                return hits[0].data()
+        tip = self._spot_tip(self.markers.values(), scene_pos)
         g = self.geometry
-        if g is None:
-            return None
+        if tip is not None or g is None:
+            return tip
         for ln in g.lines:
             if ln.wall_x is not None and self._curve_hit(self.walls[ln.chip_id], scene_pos):
                 return ln.wall_tooltip

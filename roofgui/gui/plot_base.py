@@ -333,6 +333,14 @@ class _LogPlot(pg.PlotWidget):
         c = item.curve
         return c.mouseShape().contains(c.mapFromScene(scene_pos))
 
+    def _spot_tip(self, items, scene_pos) -> str | None:
+        """The tooltip of the first spot of ``items`` (scatters) at a scene position."""
+        for item in items:
+            hits = self._scatter_hit(item, scene_pos)
+            if hits:
+                return hits[0].data()
+        return None
+
     @staticmethod
     def _scatter_hit(item: pg.ScatterPlotItem, scene_pos) -> list:
         if not item.isVisible():

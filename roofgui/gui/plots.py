@@ -530,13 +530,10 @@ class RooflinePlot(_LogPlot):
                 for h in self._scatter_hit(item, scene_pos)]
         if hits:
             return "<br><hr>".join(h.data() for h in hits)
-        for item in self.ridge_items.values():
-            hits = self._scatter_hit(item, scene_pos)
-            if hits:
-                return hits[0].data()
+        tip = self._spot_tip(self.ridge_items.values(), scene_pos)
         g = self.geometry
-        if g is None:
-            return None
+        if tip is not None or g is None:
+            return tip
         for c in g.chips:
             for r in c.roofs:
                 if self._curve_hit(self.roof_curves[c.chip_id][r.key], scene_pos):
@@ -698,13 +695,10 @@ class SweepPlot(_LogPlot):
                 f"{pd.tick_label_exact(y_log, kind)}{unit}")
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
-        for m in self.crit_markers.values():
-            hits = self._scatter_hit(m, scene_pos)
-            if hits:
-                return hits[0].data()
+        tip = self._spot_tip(self.crit_markers.values(), scene_pos)
         g = self.geometry
-        if g is None:
-            return None
+        if tip is not None or g is None:
+            return tip
         for ln in g.lines:
             if self._curve_hit(self.curves[ln.key], scene_pos):
                 return ln.tooltip
