@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox
 
 from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP, MainWindow
@@ -36,6 +36,7 @@ from roofgui.model.scenario import Scenario, default_scenario
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the sibling test tables
 import test_catalog as chip_files  # noqa: E402
 import test_scenario_file as scenario_files  # noqa: E402
+from gui_helpers import close_quietly, open_window  # noqa: E402
 
 SEED = int(os.environ.get("ROOFGUI_FUZZ_SEED", "20260107"))
 EDITS = int(os.environ.get("ROOFGUI_FUZZ_EDITS", "300"))
@@ -324,15 +325,9 @@ def shipped():
 
 @pytest.fixture
 def window(qtbot, shipped):
-    w = MainWindow(catalog=shipped)
-    w.resize(900, 620)
-    w.show()
-    w.live.flush()
+    w = open_window(shipped, size=(900, 620))
     yield w
-    w.doc.load(w.doc.scenario)
-    w.close()
-    w.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    close_quietly(w)
 
 
 def settle(w: MainWindow, events: bool = True) -> None:

@@ -5,28 +5,20 @@ capacity wall, and the results panel's terms of the note."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox
 
 from roofgui.gui.llm_sweep import LlmSweepPlot
-from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP, MainWindow
+from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP
 from roofgui.model import llm
 from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import Scenario
 from roofgui.model.units import format_si, format_time
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
-
-
-def close_quietly(w):
-    w.doc.load(w.doc.scenario)
-    w.close()
-    w.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+from gui_helpers import EXAMPLES, close_quietly, flush, open_window  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -36,16 +28,9 @@ def shipped():
 
 @pytest.fixture
 def window(qtbot, shipped):
-    w = MainWindow(catalog=shipped, restore=False)
-    w.show()
-    w.live.flush()
+    w = open_window(shipped, restore=False)
     yield w
     close_quietly(w)
-
-
-def flush(w):
-    QApplication.processEvents()
-    w.live.flush()
 
 
 def choose(combo: QComboBox, data) -> None:

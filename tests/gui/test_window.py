@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
@@ -16,15 +15,7 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import default_scenario, load_scenario
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
-
-
-def close_quietly(w):
-    """Close without the unsaved-changes question (pytest-qt closes widgets before fixtures end)."""
-    w.doc.load(w.doc.scenario)
-    w.close()
-    w.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+from gui_helpers import EXAMPLES, close_quietly, flush, open_window  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -35,16 +26,9 @@ def shipped():
 
 @pytest.fixture
 def window(qtbot, shipped):
-    w = MainWindow(catalog=shipped)
-    w.show()
-    w.live.flush()
+    w = open_window(shipped)
     yield w
     close_quietly(w)
-
-
-def flush(w):
-    QApplication.processEvents()
-    w.live.flush()
 
 
 def point(w, op=0, chip="tpu-v5e"):

@@ -12,18 +12,14 @@ from roofgui.gui.chip_dialogs import ChipEditorDialog, ChipSpecDialog
 from roofgui.gui.main_window import MainWindow
 from roofgui.model.catalog import Catalog
 from roofgui.model.paths import user_chip_dir
+from gui_helpers import close_quietly, open_window
 
 
 @pytest.fixture
 def window(qtbot):
-    w = MainWindow()  # loads the user's chip directory (isolated per test)
-    w.show()
-    w.live.flush()
+    w = open_window()  # loads the user's chip directory (isolated per test)
     yield w
-    w.doc.load(w.doc.scenario)
-    w.close()
-    w.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    close_quietly(w)
 
 
 def test_spec_dialog_lists_every_figure_with_its_source(qtbot):
