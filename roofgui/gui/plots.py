@@ -57,7 +57,9 @@ class RooflinePlot(_LogPlot):
         self.roof_curves: dict[str, dict[str, _Curve]] = {}
         self.roof_labels: dict[tuple[str, str], pg.TextItem] = {}
         self.ridge_items: dict[str, pg.ScatterPlotItem] = {}
+        #: each ridge's dotted drop to the axis, by (chip, ridge key): its chip's guide line
         self.ridge_guides: dict[tuple[str, str], _Curve] = {}
+        self.guide_lines: dict[str, _Curve] = {}
         self.ridge_labels: dict[tuple[str, str], pg.TextItem] = {}
         #: one scatter per op phase holds its point on every chip (an edit moves one op's
         #: points together: one setData, one item to repaint), and one its link twins
@@ -152,18 +154,31 @@ class RooflinePlot(_LogPlot):
                         self.roof_labels[k] = self._new_text(25, (1.0, 1.0), pool=("rooflabel",) + k)
                     self._set_text(("rooflabel",) + k, self.roof_labels[k], r.label)
         live = {(c.chip_id, r.key) for c in g.chips for r in c.ridges}
-        for k in list(self.ridge_guides):
+        for k in list(self.ridge_labels):
             if k not in live:
-                self._drop(self.ridge_guides, k, ("guide",))
                 self._drop(self.ridge_labels, k, ("ridgelabel",))
+        # a chip's ridge guides (dotted drops to the axis) are one line with gaps
+        live_chips = {c.chip_id for c in g.chips if c.ridges}
+        for cid in list(self.guide_lines):
+            if cid not in live_chips:
+                self._drop(self.guide_lines, cid, ("guides",))
+        self.ridge_guides = {}
         for c in g.chips:
+            if not c.ridges:
+                continue
+            line = self.guide_lines.get(c.chip_id)
+            if line is None:
+                line = self.guide_lines[c.chip_id] = self._new_curve(-20, bounds=False,
+                                                                     pool=("guides", c.chip_id))
+                line.setData([], [], connect="finite")
+            xs = [v for r in c.ridges for v in (r.x, r.x, np.nan)][:-1]
+            ys = [v for r in c.ridges for v in (r.y, -pd.LOG_INF, np.nan)][:-1]
+            self._set_curve(("guides", c.chip_id), line, xs, ys)
             for r in c.ridges:
                 k = (c.chip_id, r.key)
-                if k not in self.ridge_guides:
-                    self.ridge_guides[k] = self._new_curve(-20, bounds=False, pool=("guide",) + k)
+                self.ridge_guides[k] = line
+                if k not in self.ridge_labels:
                     self.ridge_labels[k] = self._new_text(30, pool=("ridgelabel",) + k)
-                self._set_curve(("guide",) + k, self.ridge_guides[k], [r.x, r.x],
-                                [r.y, -pd.LOG_INF])
                 self._set_text(("ridgelabel",) + k, self.ridge_labels[k], r.label)
                 self.ridge_labels[k].setVisible(r.label_shown)  # a value two chips share: once
         # -- points (one scatter per op phase), link twins and their connectors
@@ -226,10 +241,12 @@ class RooflinePlot(_LogPlot):
                         lab.setFont(ann)
                         lab.fill = _halo(s)
             self._style_ridges(c)
+            if c.chip_id in self.guide_lines and self._changed(("style", "guides", c.chip_id),
+                                                              (id(s), col)):
+                self.guide_lines[c.chip_id].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
             for r in c.ridges:
                 k = (c.chip_id, r.key)
-                if self._changed(("style", "guide") + k, (id(s), col)):
-                    self.ridge_guides[k].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
+                if self._changed(("style", "ridgelabel") + k, (id(s), col)):
                     self.ridge_labels[k].setColor(_qcolor(col))
                     self.ridge_labels[k].setFont(ann_bold)
                     self.ridge_labels[k].fill = _halo(s)
