@@ -77,8 +77,18 @@ def plot_coordinates_are_finite(plot) -> list[str]:
             continue
         if isinstance(it, (pg.PlotDataItem, pg.PlotCurveItem, pg.ScatterPlotItem)):
             x, y = it.getData()
+            gaps = None
+            if isinstance(it, pg.PlotCurveItem) and it.opts.get("connect") == "finite" \
+                    and x is not None and y is not None:
+                # a line drawn in pieces: NaN marks its breaks, at the same places in x and y
+                gaps = np.isnan(np.asarray(x, dtype=float))
+                if not np.array_equal(gaps, np.isnan(np.asarray(y, dtype=float))):
+                    bad.append(f"{type(it).__name__} breaks differ in x and y: {x!r} {y!r}")
             for name, a in (("x", x), ("y", y)):
-                if a is not None and not np.all(np.isfinite(np.asarray(a, dtype=float))):
+                if a is None:
+                    continue
+                a = np.asarray(a, dtype=float)
+                if not np.all(np.isfinite(a if gaps is None else a[~gaps])):
                     bad.append(f"{type(it).__name__} {name} {a!r}")
         elif isinstance(it, pg.LinearRegionItem):
             if not all(map(math.isfinite, it.getRegion())):
