@@ -57,26 +57,25 @@ def main(argv: list[str] | None = None) -> int:
         win.live.flush()
         app.processEvents()
 
+    def both_tabs(stem: str) -> None:
+        """``stem``.png on the Roofline tab, ``stem``-sweep.png on the Sweep tab."""
+        settle()
+        win.grab().save(str(out / f"{stem}.png"))
+        win.tabs.setCurrentIndex(TAB_SWEEP)
+        settle()
+        win.grab().save(str(out / f"{stem}-sweep.png"))
+        win.tabs.setCurrentIndex(TAB_ROOFLINE)
+
     def shoot() -> None:
         settle()
         win.tabs.setCurrentIndex(TAB_ROOFLINE)
         win.roofline_plot.fit()
-        settle()
-        win.grab().save(str(out / "main-window.png"))
-        win.tabs.setCurrentIndex(TAB_SWEEP)
-        settle()
-        win.grab().save(str(out / "main-window-sweep.png"))
-        win.tabs.setCurrentIndex(TAB_ROOFLINE)
+        both_tabs("main-window")
         # an LLM step, opened as a user would: File ▸ Examples
         llm = [a for a in win.controller.examples_menu.actions() if a.text().startswith("Llama-3 70B")]
         if llm:
             llm[0].trigger()
-            settle()
-            win.grab().save(str(out / "main-window-llm.png"))
-            win.tabs.setCurrentIndex(TAB_SWEEP)
-            settle()
-            win.grab().save(str(out / "main-window-llm-sweep.png"))
-            win.tabs.setCurrentIndex(TAB_ROOFLINE)
+            both_tabs("main-window-llm")
             win.controller.open_path(args.scenario, ask=False)
             if sharded:
                 win.form.ops.list.setCurrentRow(sharded[0])
