@@ -223,9 +223,6 @@ class LiveEvaluator(QObject):
             self._drawn = (ev, settings)  # (another op selected: the plot is as it was)
         w.roofline_plot.set_selected_op(sc.selected if sc.ops else None)  # its label in bold
 
-    def roofline_if_stale(self) -> None:
-        self.refresh_roofline()
-
     def refresh_sweep(self) -> None:
         w = self.w
         sc = w.doc.scenario
@@ -541,7 +538,7 @@ class MainWindow(QMainWindow):
         if index == TAB_SWEEP:
             self.live.sweep_if_stale()
         else:
-            self.live.roofline_if_stale()
+            self.live.refresh_roofline()  # (a no-op when it already shows this)
 
     def select_op(self, index: int) -> None:
         """Select an op (clicked on the roofline): the op list, the form and the results follow."""
