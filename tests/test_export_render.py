@@ -16,7 +16,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 
-from roofgui.export import render  # noqa: E402
+from roofgui.export import png as pngenc, render  # noqa: E402
 from roofgui.export.render import ExportOptions, Figure, export_file, render_image  # noqa: E402
 from roofgui.model.catalog import Catalog  # noqa: E402
 from test_export_support import (BLUE, ORANGE, VIEW, argb_array, close,  # noqa: E402
@@ -479,7 +479,7 @@ def test_adler32_combine_is_zlibs():
     data = rng.integers(0, 256, 300_000, dtype=np.uint8).tobytes() + b"\xff" * 100_000
     for cut in (0, 1, 5552, 65521, 65522, 200_000, len(data)):
         a, b = data[:cut], data[cut:]
-        assert render.adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == \
+        assert pngenc.adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == \
             zlib.adler32(data), cut
 
 
@@ -490,18 +490,18 @@ def test_parallel_zlib_is_one_stream_of_the_same_bytes(monkeypatch, threads, sha
 
     import numpy as np
 
-    monkeypatch.setattr(render, "_PNG_BAND_MIN_BYTES", 64)  # many bands even when small
+    monkeypatch.setattr(pngenc, "_PNG_BAND_MIN_BYTES", 64)  # many bands even when small
     rng = np.random.default_rng(shape[0] * 1000 + shape[1])
     rows = rng.integers(0, 4, shape, dtype=np.uint8) * 60  # compressible, not trivially
     rows[: shape[0] // 2] = 255
     for level in (1, 6, 9):
-        z = render.zlib_parallel(rows, level, threads)
+        z = pngenc.zlib_parallel(rows, level, threads)
         assert zlib.decompress(z) == rows.tobytes()
         d = zlib.decompressobj()
         assert d.decompress(z) == rows.tobytes() and d.eof and not d.unused_data
     # the header zlib itself writes at each level
     for level in range(0, 10):
-        assert render._zlib_header(level) == zlib.compress(b"x", level)[:2]
+        assert pngenc._zlib_header(level) == zlib.compress(b"x", level)[:2]
 
 
 @pytest.mark.parametrize("size", [(1, 1), (3, 5), (17, 9), (64, 1), (1, 64), (101, 77)])
@@ -511,7 +511,7 @@ def test_png_encoder_writes_exactly_the_pixels(qapp, monkeypatch, size, alpha):
     image's format (premultiplied or not), in any number of bands and threads."""
     import numpy as np
 
-    monkeypatch.setattr(render, "_PNG_BAND_MIN_BYTES", 64)
+    monkeypatch.setattr(pngenc, "_PNG_BAND_MIN_BYTES", 64)
     w, h = size
     img = _test_image(w, h, alpha)
     expected = argb_array(img)  # straight RGBA, read pixel by pixel
@@ -524,7 +524,7 @@ def test_png_encoder_writes_exactly_the_pixels(qapp, monkeypatch, size, alpha):
     for i, variant in enumerate(variants):
         want = expected_pm if alpha and i == 1 else expected
         for threads in (1, 2, 4):
-            data = render.encode_png(variant, threads=threads)
+            data = pngenc.encode_png(variant, threads=threads)
             colour_type, px = _decode_png_rows(data)
             assert colour_type == (6 if alpha else 2)
             assert np.array_equal(px, want if alpha else want[..., :3]), (i, threads)
@@ -535,15 +535,15 @@ def test_png_encoder_writes_exactly_the_pixels(qapp, monkeypatch, size, alpha):
 
 def test_png_encoder_told_the_image_is_opaque_writes_the_same_file(qapp):
     img = _test_image(33, 21, False).convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
-    assert render.encode_png(img, opaque=True) == render.encode_png(img)
-    assert _png_chunks(render.encode_png(img, opaque=True))[b"IHDR"][0][9] == 2
+    assert pngenc.encode_png(img, opaque=True) == pngenc.encode_png(img)
+    assert _png_chunks(pngenc.encode_png(img, opaque=True))[b"IHDR"][0][9] == 2
 
 
 def test_png_encoder_keeps_the_resolution(qapp):
     img = _test_image(8, 8, False)
     img.setDotsPerMeterX(3780)
     img.setDotsPerMeterY(3780)
-    back = QImage.fromData(render.encode_png(img))
+    back = QImage.fromData(pngenc.encode_png(img))
     assert (back.dotsPerMeterX(), back.dotsPerMeterY()) == (3780, 3780)
 
 

@@ -25,7 +25,7 @@ def _usage(message: str):
 
 def resolve_size(width: int | None, height: int | None) -> tuple[int, int]:
     """Both given: as is; one given: the other at 16:9; none: 1920 × 1080."""
-    from .render import DEFAULT_SIZE
+    from .options import DEFAULT_SIZE
 
     if width is None and height is None:
         return DEFAULT_SIZE
@@ -57,7 +57,7 @@ def run_export(args, out) -> int:
     """The ``export`` sub-command.  Returns the exit status (0)."""
     from ..model.catalog import Catalog
     from ..model.scenario import evaluate_scenario, load_scenario, sweep_scenario
-    from .render import MAX_SIDE, MIN_SIDE, ExportError, ExportOptions, check_size, format_for
+    from .options import MAX_SIDE, MIN_SIDE, ExportError, ExportOptions, check_size, format_for
 
     path = Path(args.output)
     if path.is_dir():
