@@ -97,6 +97,11 @@ _QT_OPTS_WITH_VALUE = frozenset({"-platform", "-platformpluginpath", "-platformt
 # -- resources ---------------------------------------------------------------------
 def resource_path(*parts: str) -> Path | None:
     """A file shipped in ``roofgui.resources`` (the checkout's ``resources/``), or None."""
+    from roofgui.model.paths import shipped_path
+
+    here = shipped_path("resources", *parts)
+    if here is not None and here.is_file():
+        return here
     from importlib import resources
 
     candidates = []

@@ -78,7 +78,9 @@ def test_wheel_holds_code_specs_resources_licence_and_launchers(wheel):
             rel = py.relative_to(ROOT).as_posix()
             assert rel in names, f"{rel} is not in the wheel (add its package to pyproject.toml)"
     # the chip catalog: specs/ -> roofgui/specs/
-    specs = [p for p in _source_files("specs") if p.suffix == ".toml" or p.name == "README.md"]
+    specs = [p for p in _source_files("specs")
+             if p.suffix == ".toml" or p.name in ("README.md", "parsed-cache.json")]
+    assert any(p.name == "parsed-cache.json" for p in specs)  # (start-up reads it: toml_cache)
     assert len([p for p in specs if p.suffix == ".toml"]) >= 10
     for p in specs:
         assert "roofgui/specs/" + p.relative_to(ROOT / "specs").as_posix() in names, p

@@ -548,3 +548,29 @@ def test_densify_many_is_densify_of_each_concatenated():
     assert np.allclose(ay, np.concatenate([p[1] for p in parts]))
     ex, ey = pd.densify_many([], [], 0.1)
     assert ex.size == 0 and ey.size == 0
+
+
+def test_sweep_geometry_shares_the_swept_axis_and_places_markers_as_the_whole_curve_would(cat):
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("mm", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"}),
+                       OpSpec("mm2", "matmul", {"D": 8192, "F": 2048})],
+                  sweep=SweepSpec("B", 1, 65536, 777))
+    curves, errors = sweep_scenario(sc, cat)
+    assert not errors
+    for y in ("flops", "time"):
+        sc.sweep.y = y
+        g = pd.sweep_geometry(sc, curves)
+        assert len(g.lines) == 4
+        # every point plottable: one log10 x for all the lines, read-only (not a copy each)
+        assert all(ln.x is g.lines[0].x for ln in g.lines) and not g.lines[0].x.flags.writeable
+        assert np.array_equal(g.lines[0].x, np.log10(curves[0].x))
+        for c, ln in zip(curves, g.lines):
+            assert ln.crit_x is not None
+            r = c.result
+            with np.errstate(divide="ignore"):
+                comp = np.log10(r.flops / r.t_math) if y == "flops" else np.log10(r.t_math)
+            comp = np.broadcast_to(comp, c.x.shape)
+            # the marker reads two points of the curve: the same number as reading it all
+            assert ln.crit_y == float(np.interp(ln.crit_x, ln.x, comp))
+            want = np.log10(r.attainable_flops if y == "flops" else r.t_lower)
+            assert ln.y.tobytes() == np.ascontiguousarray(want, dtype=np.float64).tobytes()

@@ -69,6 +69,7 @@ class ChipsPanel(QWidget):
         self.catalog = catalog
         self._colours: dict[str, str] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
+        self._shown_checks: tuple | None = None  # (chips, colours) the items show
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
@@ -201,6 +202,7 @@ class ChipsPanel(QWidget):
     def reload(self) -> None:
         """(Re)build the list from the catalog: after a custom chip is added, edited or deleted."""
         current = self.current_chip_id()
+        self._shown_checks = None  # (new items)
         with signals_blocked(self.tree):
             self.tree.clear()
             self._items.clear()
@@ -228,8 +230,11 @@ class ChipsPanel(QWidget):
     def sync(self, origin: object = None) -> None:
         sc = self.doc.scenario
         checked = set(sc.chips)
+        # the checks and swatches change with the checked chips and their colours only
+        # (a click checks an item itself, and then changes the scenario's chips)
+        shown = (tuple(sc.chips), tuple(sorted(self._colours.items())))
         with signals_blocked(self.tree):
-            for cid, item in self._items.items():
+            for cid, item in (self._items.items() if shown != self._shown_checks else ()):
                 state = Qt.CheckState.Checked if cid in checked else Qt.CheckState.Unchecked
                 if item.checkState(COL_NAME) != state:
                     item.setCheckState(COL_NAME, state)
@@ -237,6 +242,7 @@ class ChipsPanel(QWidget):
                 if item.data(COL_NAME, _COLOUR_ROLE) != colour:
                     item.setData(COL_NAME, _COLOUR_ROLE, colour)
                     item.setIcon(COL_NAME, _swatch(colour))
+        self._shown_checks = shown
         force = origin is not self
         for b in self.bindings:
             b.show(sc, force)

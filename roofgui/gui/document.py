@@ -27,7 +27,7 @@ from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from ..model.errors import ModelError, ScenarioError
-from ..model.paths import user_data_dir
+from ..model.paths import shipped_path, user_data_dir
 from ..model.scenario import Scenario, default_scenario, load_scenario, save_scenario
 
 MAX_RECENT = 10
@@ -61,12 +61,16 @@ def examples(problems: list[str] | None = None) -> list[Example]:
     that the window can say so rather than drop it silently.
     """
     files: list = []
-    try:
-        root = resources.files("roofgui") / "resources" / "examples"
-        if root.is_dir():
-            files = [e for e in root.iterdir() if e.name.endswith(".json")]
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError, OSError):
-        files = []
+    here = shipped_path("resources", "examples")  # (beside the modules: no importlib needed)
+    if here is not None and here.is_dir():
+        files = [e for e in here.iterdir() if e.name.endswith(".json")]
+    if not files:
+        try:
+            root = resources.files("roofgui") / "resources" / "examples"
+            if root.is_dir():
+                files = [e for e in root.iterdir() if e.name.endswith(".json")]
+        except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError, OSError):
+            files = []
     if not files:
         checkout = Path(__file__).resolve().parents[2] / "resources" / "examples"
         if checkout.is_dir():

@@ -276,21 +276,19 @@ class OpListPanel(QWidget):
         """Mark each op at a glance: green when compute-bound on every chip, red when on none,
         yellow when it depends on the chip; the tooltip names the bound per chip."""
         sc = self.doc.scenario
-        for i in range(min(self.list.count(), len(sc.ops))):
-            item = self.list.item(i)
-            per_chip = bounds.get(i, [])
-            kinds = {b for _, b in per_chip}
-            state = ("" if not kinds else "compute" if kinds == {"compute"} else
-                     "limited" if "compute" not in kinds else "mixed")
-            if item.data(_BOUND_ROLE) != state:
-                item.setData(_BOUND_ROLE, state)
-                item.setIcon(_dot(self.BOUND_DOTS.get(state)))
-            op = sc.ops[i]
-            kind = OP_KINDS[op.kind].label if op.kind in OP_KINDS else op.kind
-            lines = [f"{op.name}: {kind}"] + [f"{who}: {b}-bound" for who, b in per_chip]
-            tip = "\n".join(lines)
-            if item.toolTip() != tip:
-                item.setToolTip(tip)
+        with signals_blocked(self.list):  # (an icon or a tooltip is no rename: _on_item_changed)
+            for i in range(min(self.list.count(), len(sc.ops))):
+                item, op, per_chip = self.list.item(i), sc.ops[i], bounds.get(i, [])
+                kinds = {b for _, b in per_chip}
+                state = ("" if not kinds else "compute" if kinds == {"compute"} else
+                         "limited" if "compute" not in kinds else "mixed")
+                if item.data(_BOUND_ROLE) != state:
+                    item.setData(_BOUND_ROLE, state)
+                    item.setIcon(_dot(self.BOUND_DOTS.get(state)))
+                kind = OP_KINDS[op.kind].label if op.kind in OP_KINDS else op.kind
+                tip = "\n".join([f"{op.name}: {kind}"] + [f"{who}: {b}-bound" for who, b in per_chip])
+                if item.toolTip() != tip:
+                    item.setToolTip(tip)
 
     # -- sync from the scenario ---------------------------------------------------
     def sync(self, origin: object = None) -> None:

@@ -159,6 +159,8 @@ class LiveEvaluator(QObject):
         #: palette slot per chip id, shared by every plot: a chip has one colour throughout
         self.colours: dict[str, int] = {}
         self.count = 0
+        #: (analysis, phase, (its label, its bound)) of the last panels' update
+        self._bounds_seen: list[tuple[object, str, tuple[str, str]]] = []
 
     def schedule(self, *_args) -> None:
         self._sweep_stale = True
@@ -203,9 +205,19 @@ class LiveEvaluator(QObject):
         w.results.update_from(sc, ev)
         w.chips_panel.set_colours(w.chip_colours())
         bounds: dict[int, list[tuple[str, str]]] = {}
+        # (an unchanged op keeps its analyses: their labels and bounds are reused)
+        seen = {(id(a), p): (a, wb) for a, p, wb in self._bounds_seen}
+        now: list[tuple[object, str, tuple[str, str]]] = []
         for e in ev.entries:
-            who = e.analysis.chip.label() + (f" · {e.phase}" if e.phase else "")
-            bounds.setdefault(e.op_index, []).append((who, str(e.analysis.result.bound)))
+            hit = seen.get((id(e.analysis), e.phase))
+            if hit is not None and hit[0] is e.analysis:
+                wb = hit[1]
+            else:
+                wb = (e.analysis.chip.label() + (f" · {e.phase}" if e.phase else ""),
+                      str(e.analysis.result.bound))
+            now.append((e.analysis, e.phase, wb))
+            bounds.setdefault(e.op_index, []).append(wb)
+        self._bounds_seen = now
         w.form.ops.set_bounds(bounds)
         w.notices.set_messages(w.catalog_messages() + ev.errors
                                + (self.sweep_errors if not self._sweep_stale else []))
@@ -562,8 +574,12 @@ class MainWindow(QMainWindow):
                 p.fit(layout=False)
 
     def _update_title(self) -> None:
-        self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")
-        self.setWindowModified(self.doc.is_modified())
+        # (called on every edit: Qt is told only of a change)
+        title, modified = f"{self.doc.display_name()}[*] — {APP_TITLE}", self.doc.is_modified()
+        if title != self.windowTitle():
+            self.setWindowTitle(title)
+        if modified != self.isWindowModified():
+            self.setWindowModified(modified)
 
     def _update_heading(self, *_args) -> None:
         t = self.doc.scenario.title

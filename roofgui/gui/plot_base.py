@@ -12,10 +12,53 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
-from ..model import plotdata as pd
 from .style import SCREEN_LIGHT, PlotStyle
-from .plot_items import (LEGEND_CORNERS, LogAxis, _Curve, _font, _pen, _qcolor, _rect_samples,
-                         _Sample, _Scatter, _text_px)
+from .plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _font, _pen,
+                         _qcolor, _Sample, _Scatter, _text_px)
+
+
+def _rect_bounds(rects, margin: float = 0.0) -> tuple[np.ndarray, ...]:
+    """``(left, top, width, height)`` rectangles grown by ``margin``, as four arrays of
+    edges for :func:`_covered` (the same arithmetic as ``plotdata.least_covered``)."""
+    return (np.array([l - margin for l, t, w, h in rects]),
+            np.array([l + w + margin for l, t, w, h in rects]),
+            np.array([t - margin for l, t, w, h in rects]),
+            np.array([t + h + margin for l, t, w, h in rects]))
+
+
+def _covered(bounds: tuple[np.ndarray, ...], xs, ys) -> np.ndarray:
+    """How many of the points each rectangle of :func:`_rect_bounds` holds (all the
+    rectangles in one pass; ``argmin`` of it is ``plotdata.least_covered``)."""
+    lo_x, hi_x, lo_y, hi_y = bounds
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    inside = (x >= lo_x[:, None]) & (x <= hi_x[:, None]) & (y >= lo_y[:, None]) & (y <= hi_y[:, None])
+    return inside.sum(axis=1)
+
+
+class _Label(pg.TextItem):
+    """A TextItem without a slot of its own on the scene's ``sigPrepareForPaint``.
+
+    pyqtgraph has every TextItem bring its transform up to date in a slot of its
+    own before each paint (~10 us each, thirty labels on a busy roofline, however
+    small the repaint); its plot does it for all its labels in one slot
+    (:meth:`_LogPlot._sync_label_transforms`), asking only those whose transform is
+    stale.  Drawn as pyqtgraph draws a TextItem.
+    """
+
+    def paint(self, p, *args):
+        s = self.scene()
+        if s is not self._lastScene:  # (pyqtgraph's first paint, less the connection)
+            self._lastScene = s
+            self.updateTransform()
+            p.setTransform(self.sceneTransform())
+        if self.border.style() != QtCore.Qt.PenStyle.NoPen \
+                or self.fill.style() != QtCore.Qt.BrushStyle.NoBrush:
+            p.setPen(self.border)
+            p.setBrush(self.fill)
+            p.setRenderHint(p.RenderHint.Antialiasing, True)
+            p.drawPolygon(self.textItem.mapToParent(self.textItem.boundingRect()))
+
 
 class _LogPlot(pg.PlotWidget):
     """A PlotWidget with log-reading axes, a style, a legend and a readout."""
@@ -55,6 +98,10 @@ class _LogPlot(pg.PlotWidget):
         self.legend.setZValue(1000)
         self.legend_corner = "top-left"
         self._legend_signature: tuple = ()
+        #: a bottom-corner legend's lift above the x-axis labels, by its extent; None: not
+        #: kept (a subclass that knows when those labels move keeps and clears it)
+        self._clearance: dict | None = None
+        self._covered_memo: tuple = (None, None)  # (key, counts) of a keyed obstacle part
         self.readout = pg.LabelItem("", justify="right")
         self.readout.setParentItem(vb)
         self.readout.setZValue(1001)
@@ -69,6 +116,8 @@ class _LogPlot(pg.PlotWidget):
         self._relayout.timeout.connect(self._layout_annotations)
         self._layout_pending = False
         self.scene().sigPrepareForPaint.connect(self._layout_if_pending)
+        self._labels: list[_Label] = []  # every label made by _new_text
+        self.scene().sigPrepareForPaint.connect(self._sync_label_transforms)  # (after layout)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.setMouseTracking(True)
 
@@ -228,14 +277,25 @@ class _LogPlot(pg.PlotWidget):
         """Scene positions of what the legend should not cover (overridden)."""
         return np.empty(0), np.empty(0)
 
-    def _to_scene(self, x, y) -> tuple[np.ndarray, np.ndarray]:
+    def _scene_matrix(self) -> tuple[float, float, float, float, float, float]:
+        """The view-to-scene transform as ``(m11, m21, m31, m12, m22, m32)``."""
         # the view box applies a new range to its transform lazily (at the next paint): apply
         # it now, or a layout run on a range change places labels for the previous range
         self.vb.updateMatrix()
         tr = self.vb.childGroup.sceneTransform()
+        return (tr.m11(), tr.m21(), tr.m31(), tr.m12(), tr.m22(), tr.m32())
+
+    def _obstacle_parts(self) -> list[tuple]:
+        """:meth:`_obstacles` in parts ``(key, xs, ys)``: a part with a key (not None) is the
+        same points for as long as the key is (subclasses split off what edits leave)."""
+        return [(None, *self._obstacles())]
+
+    def _to_scene(self, x, y, m: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Scene coordinates of view points (``m``: a :meth:`_scene_matrix` already taken)."""
+        m11, m21, m31, m12, m22, m32 = m or self._scene_matrix()
         x = np.asarray(x, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
-        return (tr.m11() * x + tr.m21() * y + tr.m31(), tr.m12() * x + tr.m22() * y + tr.m32())
+        return (m11 * x + m21 * y + m31, m12 * x + m22 * y + m32)
 
     def _place_legend(self) -> None:
         lg = self.legend
@@ -248,22 +308,42 @@ class _LogPlot(pg.PlotWidget):
         pref = s.legend_position
         corners = [pref] if pref in LEGEND_CORNERS else list(LEGEND_CORNERS)
         rects, lifts = [], []
+        cache = self._clearance
         for c in corners:
             left = vr.left() + off if "left" in c else vr.right() - off - w
             # in a bottom corner, sit above the labels along the x axis (ridges, B*)
-            lift = self._bottom_clearance(left, left + w) if "bottom" in c else 0.0
+            lift = 0.0
+            if "bottom" in c:
+                ck = (left, left + w, vr.bottom())
+                lift = cache.get(ck) if cache is not None else None
+                if lift is None:
+                    lift = self._bottom_clearance(left, left + w)
+                    if cache is not None:
+                        cache[ck] = lift
             top = vr.top() + off if "top" in c else vr.bottom() - off - h - lift
             rects.append((left, top, w, h))
             lifts.append(lift)
         if len(corners) > 1 and vr.width() > 0:
-            xs, ys = self._obstacles()
-            best = pd.least_covered(rects, xs, ys, margin=4)
+            # points covered per corner, summed over the obstacles' parts; a part with a key
+            # (one that stays while the view does) is counted once per key and corners
+            bounds = _rect_bounds(rects, 4)
+            counts = np.zeros(len(rects), dtype=np.int64)
+            for key, xs, ys in self._obstacle_parts():
+                if key is None:
+                    counts += _covered(bounds, xs, ys)
+                    continue
+                ck = (key, tuple(rects))
+                if self._covered_memo[0] != ck:
+                    self._covered_memo = (ck, _covered(bounds, xs, ys))
+                counts += self._covered_memo[1]
+            best = int(np.argmin(counts))  # (ties: the first, the preferred corner)
         else:
             best = 0
         corner = corners[best]
         self.legend_corner = corner
-        lg.setOffset((off if "left" in corner else -off,
-                      off if "top" in corner else -(off + lifts[best])))
+        offset = (off if "left" in corner else -off, off if "top" in corner else -(off + lifts[best]))
+        if lg.opts.get("offset") != offset:  # (once anchored, it follows resizes by itself)
+            lg.setOffset(offset)
 
     def _bottom_labels(self) -> list:
         return []
@@ -282,15 +362,13 @@ class _LogPlot(pg.PlotWidget):
     @staticmethod
     def _label_samples(items) -> tuple[list, list]:
         """Scene sample points over text labels (dense: covering text is worse than a line)."""
-        tx, ty = [], []
-        for item in items:
-            if not item.isVisible():
-                continue
-            r = item.sceneBoundingRect()
-            gx, gy = _rect_samples(r.left(), r.top(), r.width(), r.height())
-            tx.append(gx)
-            ty.append(gy)
-        return tx, ty
+        rects = [r.getRect() for r in (item.sceneBoundingRect() for item in items
+                                       if item.isVisible())]
+        if not rects:
+            return [], []
+        left, top, w, h = (np.array(v)[:, None] for v in zip(*rects))
+        # _rect_samples of each, in one pass (the same sums, in the same order)
+        return [(left + _GRID_FX * w).ravel()], [(top + _GRID_FY * h).ravel()]
 
     # -- hover ----------------------------------------------------------------
     def _on_mouse_moved(self, scene_pos) -> None:
@@ -374,11 +452,22 @@ class _LogPlot(pg.PlotWidget):
     def _new_text(self, z: float, anchor=(0.5, 1.0), pool=None) -> pg.TextItem:
         item = self._pooled(pool)
         if item is None:
-            item = pg.TextItem("", anchor=anchor)
+            item = _Label("", anchor=anchor)
             item.textItem.document().setDocumentMargin(1.0)
             item.setZValue(z)
             self.addItem(item, ignoreBounds=True)
+            self._labels.append(item)
         return item
+
+    def _sync_label_transforms(self) -> None:
+        """Before a paint: each label's transform as its parent's now asks (what every
+        pyqtgraph TextItem does in its own slot), for the labels whose last one differs."""
+        group = self.vb.childGroup  # (a label's parent: addItem)
+        pt = group.sceneTransform()
+        for lab in self._labels:
+            last = lab._lastTransform
+            if last is None or last != pt or lab.parentItem() is not group:
+                lab.updateTransform()  # (it checks visibility and its parent itself)
 
     def _set_curve(self, key, item: _Curve, x, y) -> None:
         x = np.asarray(x, dtype=np.float64)

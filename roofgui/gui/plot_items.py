@@ -6,13 +6,18 @@ view, a legend sample).  Qt and pyqtgraph only; the geometry comes from
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
+from pyqtgraph.Qt import OpenGLHelpers as _GL
 from PySide6 import QtCore, QtGui
 
 from ..model import plotdata as pd
 from .style import PlotStyle
+
+_GLWidget = _GL.GraphicsViewGLWidget  # (lines on an OpenGL view: pyqtgraph's own paint)
 
 LEGEND_CORNERS = ("top-left", "top-right", "bottom-right", "bottom-left")
 
@@ -45,6 +50,33 @@ def _pen(colour: str, width: float, dash: str = "solid", alpha: float | None = N
                     else QtCore.Qt.PenCapStyle.FlatCap)
     pen.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
     return pen
+
+
+#: pens and brushes handed to scatters, one object per look (see :func:`_spot_pen`)
+_SHARED: dict[tuple, QtGui.QPen | QtGui.QBrush] = {}
+_SHARED_MAX = 512
+
+
+def _shared(key: tuple, make):
+    obj = _SHARED.get(key)
+    if obj is None:
+        if len(_SHARED) >= _SHARED_MAX:  # (a bound, never reached by a palette's worth of looks)
+            _SHARED.clear()
+        obj = _SHARED[key] = make()
+    return obj
+
+
+def _spot_pen(colour: str, width: float, dash: str = "solid",
+              alpha: float | None = None) -> QtGui.QPen:
+    """:func:`_pen`, but the same object for the same look.  pyqtgraph's symbol atlas keys
+    a rendered symbol on the *identity* of its pen and brush: fresh ones on every edit make
+    each ``setData`` re-render its symbols and grow the atlas.  Never modify the result."""
+    return _shared(("pen", colour, float(width), dash, alpha), lambda: _pen(colour, width, dash, alpha))
+
+
+def _spot_brush(colour: str, alpha: float | None = None) -> QtGui.QBrush:
+    """A brush of one colour, the same object for the same colour (as :func:`_spot_pen`)."""
+    return _shared(("brush", colour, alpha), lambda: QtGui.QBrush(_qcolor(colour, alpha)))
 
 
 def _font(style: PlotStyle, pt: float, bold: bool = False) -> QtGui.QFont:
@@ -127,25 +159,107 @@ def _set_anchor(item: pg.TextItem, anchor) -> None:
 class _Scatter(pg.ScatterPlotItem):
     """ScatterPlotItem whose bounding rectangle is remembered until the data, the
     symbol sizes or the view transform change (pyqtgraph recomputes it, with two
-    pixel-vector mappings, several times per paint)."""
+    pixel-vector mappings, several times per paint; Qt asks every item's on every
+    paint, however small the region repainted)."""
 
     _br = None
-    _br_key = None
 
     def boundingRect(self):  # noqa: N802
-        key = (tuple(self.dataBounds(0)), tuple(self.dataBounds(1)), self._maxSpotPxWidth)
-        if self._br is None or key != self._br_key:
+        if self._br is None:
             self._br = super().boundingRect()
-            self._br_key = key
         return QtCore.QRectF(self._br)
 
     def viewTransformChanged(self):  # noqa: N802
         self._br = None
         super().viewTransformChanged()
 
-    def setData(self, *args, **kwargs):  # noqa: N802
+    def _updateMaxSpotSizes(self, **kwargs):  # noqa: N802 (every restyle and new data)
+        super()._updateMaxSpotSizes(**kwargs)
         self._br = None
+
+    def setData(self, *args, **kwargs):  # noqa: N802
+        self._look = None
         super().setData(*args, **kwargs)
+        self._br = None  # (after: Qt may ask for it while the new data goes in)
+
+    _look = None  # the look set_spots last gave: (symbols, pen(s), brush(es), size)
+
+    # a look set any other way: set_spots no longer knows the spots' look
+    def setPen(self, *args, **kwargs):  # noqa: N802
+        self._look = None
+        super().setPen(*args, **kwargs)
+
+    def setBrush(self, *args, **kwargs):  # noqa: N802
+        self._look = None
+        super().setBrush(*args, **kwargs)
+
+    def setSymbol(self, *args, **kwargs):  # noqa: N802
+        self._look = None
+        super().setSymbol(*args, **kwargs)
+
+    def setSize(self, *args, **kwargs):  # noqa: N802
+        self._look = None
+        super().setSize(*args, **kwargs)
+
+    def set_spots(self, x: list, y: list, data: list, symbol: list, pen, brush,
+                  size: float) -> None:
+        """``setData`` with one symbol per spot and a pen and a brush each (or one for all).
+
+        When the spots keep their number, pens, brushes (the same objects: shared
+        ones, see ``_spot_pen``) and size, only their positions, data and any symbol
+        that changed are written: what ``setData`` would leave, without its new record
+        array and restyling (a new symbol's look is in the atlas already, or rendered).
+        """
+        look = (tuple(symbol), tuple(pen) if isinstance(pen, list) else pen,
+                tuple(brush) if isinstance(brush, list) else brush, size)
+        old = self._look
+        if (old is not None and len(self.data) == len(x) and old[3] == size
+                and all(_same(a, b) for a, b in zip(old[1:3], look[1:3]))):
+            self.prepareGeometryChange()  # (Qt's order: before the bounding rect changes)
+            d = self.data
+            d["x"] = x
+            d["y"] = y
+            d["data"] = data
+            d["item"] = None  # (pyqtgraph's SpotItem views, as setData leaves them)
+            if old[0] != look[0]:  # (pyqtgraph's setSymbol with a list, as setData sets it)
+                d["symbol"] = symbol
+                d["sourceRect"] = 0
+                self.updateSpots(d)
+                self._look = look
+            self.bounds = [None, None]
+            self._br = None
+            self.informViewBoundsChanged()
+            self.invalidate()
+            self.sigPlotChanged.emit(self)
+            return
+        self.setData(x=x, y=y, data=data, symbol=symbol, pen=pen, brush=brush, size=size)
+        self._look = look
+
+    _blit_data = None
+    _blit_key = None
+    _blit_list: list = []
+
+    def _blits(self, widget) -> list | None:
+        """Per spot ``(x, y, shown, w, h, source rect)`` for blitting from the atlas, as Python
+        objects kept until the spots, their atlas places or the pixel ratio change (reading
+        numpy records per spot and paint cost ~20 us a spot); None when pyqtgraph's own
+        path must run (a symbol to render first)."""
+        d = self.data
+        atlas = self.fragmentAtlas
+        dpr = widget.devicePixelRatioF() if widget is not None else atlas.devicePixelRatio()
+        src = d["sourceRect"]
+        key = (dpr, atlas.devicePixelRatio(), src.tobytes(), d["x"].tobytes(), d["y"].tobytes(),
+               d["visible"].tobytes())
+        if self._blit_data is d and self._blit_key == key:
+            return self._blit_list
+        if dpr != atlas.devicePixelRatio() or not np.all(src["w"] > 0):
+            return None
+        self._blit_list = [(float(x), float(y), bool(v), int(sw) / dpr, int(sh) / dpr,
+                            QtCore.QRectF(int(sx), int(sy), int(sw), int(sh)))
+                           for x, y, v, (sx, sy, sw, sh) in zip(d["x"], d["y"], d["visible"],
+                                                               src.tolist())]
+        self._blit_data, self._blit_key = d, key
+        return self._blit_list
 
     def paint(self, p, option, widget=None):
         """A few spots (an op's point, its link twin, a chip's ridges): draw them straight away.
@@ -161,25 +275,32 @@ class _Scatter(pg.ScatterPlotItem):
             super().paint(p, option, widget)
             return
         tr = p.transform()
+        if self._exportOpts is False and self.opts["useCache"]:
+            # on screen: the symbols pyqtgraph pre-rendered in its atlas, as its own path does
+            blits = self._blits(widget)
+            if blits is None:
+                super().paint(p, option, widget)  # (it re-renders the atlas when it must)
+                return
+            # a repaint's clip is mostly small: a spot clear of it (by 2 px) would draw
+            # nothing in it, so it is not drawn (~3 us a spot)
+            if p.hasClipping():
+                c = tr.mapRect(p.clipBoundingRect())
+                left, top, right, bottom = c.left() - 2, c.top() - 2, c.right() + 2, c.bottom() + 2
+            else:
+                left = top = -math.inf
+                right = bottom = math.inf
+            p.resetTransform()
+            pix = self.fragmentAtlas.pixmap
+            for x, y, shown, w, h, src in blits:
+                qx, qy = tr.map(x, y)
+                if shown and abs(qx) < 2 ** 30 and abs(qy) < 2 ** 30 \
+                        and qx + w / 2 >= left and qx - w / 2 <= right \
+                        and qy + h / 2 >= top and qy - h / 2 <= bottom:  # (NaN: no)
+                    p.drawPixmap(QtCore.QRectF(qx - w / 2, qy - h / 2, w, h), pix, src)
+            return
         pts = [tr.map(QtCore.QPointF(float(x), float(y))) for x, y in zip(d["x"], d["y"])]
         shown = [bool(v) and abs(q.x()) < 2 ** 30 and abs(q.y()) < 2 ** 30  # (NaN too)
                  for v, q in zip(d["visible"], pts)]
-        if self._exportOpts is False and self.opts["useCache"]:
-            # on screen: the symbols pyqtgraph pre-rendered in its atlas, as its own path does
-            atlas = self.fragmentAtlas
-            dpr = widget.devicePixelRatioF() if widget is not None else atlas.devicePixelRatio()
-            src = d["sourceRect"]
-            if dpr != atlas.devicePixelRatio() or not np.all(src["w"] > 0):
-                super().paint(p, option, widget)  # (it re-renders the atlas when it must)
-                return
-            p.resetTransform()
-            pix = atlas.pixmap
-            for q, ok, sr in zip(pts, shown, src):
-                if ok:
-                    w, h = sr["w"] / dpr, sr["h"] / dpr
-                    p.drawPixmap(QtCore.QRectF(q.x() - w / 2, q.y() - h / 2, w, h), pix,
-                                 QtCore.QRectF(sr["x"], sr["y"], sr["w"], sr["h"]))
-            return
         if self._exportOpts is not False:
             aa = self._exportOpts.get("antialias", True)
             scale = self._exportOpts.get("resolutionScale", 1.0)
@@ -192,6 +313,13 @@ class _Scatter(pg.ScatterPlotItem):
                 p.resetTransform()
                 p.translate(q)
                 drawSymbol(p, symbol, size, pen, brush)
+
+
+def _same(a, b) -> bool:
+    """The same object, or tuples of the same objects."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return a is b
 
 
 def _style_scatter(item: pg.ScatterPlotItem, pen, brush, size: float, symbol=None) -> None:
@@ -241,6 +369,51 @@ class _Curve(pg.PlotCurveItem):
     @property
     def curve(self) -> "_Curve":
         return self
+
+    def setData(self, *args, **kargs):  # noqa: N802 (pyqtgraph's name)
+        """``setData(x, y)`` with two same-shape 1-D float arrays (what the plots pass) goes
+        straight to what pyqtgraph's ``updateData`` does for it, without its argument
+        handling and profiler (~half its cost, for every curve an edit moves); anything
+        else goes to pyqtgraph."""
+        if (len(args) == 2 and not kargs and not self.opts["stepMode"]
+                and type(args[0]) is np.ndarray and type(args[1]) is np.ndarray
+                and args[0].ndim == 1 and args[0].shape == args[1].shape
+                and args[0].dtype.kind == "f" and args[1].dtype.kind == "f"):
+            self.xData, self.yData = args
+            self.invalidateBounds()
+            self.prepareGeometryChange()
+            self.informViewBoundsChanged()
+            self.path = None
+            self.fillPath = None
+            self._fillPathList = None
+            self._mouseShape = None
+            self._lineSegmentsRendered = False
+            self.update()
+            self.sigPlotChanged.emit(self)
+            return
+        super().setData(*args, **kargs)
+
+    def paint(self, p, opt, widget):
+        """A plain line on screen (no fill, no shadow, no composition mode) as pyqtgraph
+        draws it — the same ``drawPath`` (or ``drawLines``) with the same pen and
+        antialiasing — without the checks and profiler around it (~10 µs a line, and a
+        repaint draws every line)."""
+        o = self.opts
+        pen = o["pen"]
+        if (self._exportOpts is not False or o["fillLevel"] is not None
+                or o["shadowPen"] is not None or o["compositionMode"] is not None
+                or pen is None or isinstance(widget, _GLWidget)):
+            super().paint(p, opt, widget)
+            return
+        if self.xData is None or not len(self.xData) \
+                or pen.style() == QtCore.Qt.PenStyle.NoPen:
+            return
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, o["antialias"])
+        p.setPen(pen)
+        if self._shouldUseDrawLineSegments(pen):
+            p.drawLines(*self._getLineSegments())
+        else:
+            p.drawPath(self.getPath())
 
 
 class _Sample(pg.ItemSample):

@@ -18,10 +18,10 @@ from PySide6.QtCore import Signal
 
 from ..model import plotdata as pd
 from .style import PlotStyle
-from .plot_base import _LogPlot  # noqa: F401
-from .plot_items import (LEGEND_CORNERS, LogAxis, _Curve, _face, _font, _halo,  # noqa: F401
-                         _pen, _qcolor, _rect_samples, _Scatter, _set_anchor, _Spot,
-                         _style_scatter, _text_px)
+from .plot_base import _covered, _LogPlot, _rect_bounds  # noqa: F401
+from .plot_items import (_GRID_FX, LEGEND_CORNERS, LogAxis, _Curve, _face,  # noqa: F401
+                         _font, _halo, _pen, _qcolor, _rect_samples, _Scatter, _set_anchor,
+                         _Spot, _spot_brush, _spot_pen, _style_scatter, _text_px)
 
 __all__ = ["LogAxis", "RooflinePlot", "SweepPlot", "LEGEND_CORNERS"]
 
@@ -88,6 +88,17 @@ class RooflinePlot(_LogPlot):
         self._colours: dict[str, int] = {}
         self._roof_samples_key = None
         self._roof_samples = (np.empty(0), np.empty(0))
+        self._synced_chips: tuple | None = None  # the g.chips last synced (by identity)
+        self._net_synced: dict[tuple[int, str, str], pd.Point] = {}
+        self._points_synced: tuple | None = None  # (geometry, style) last synced
+        #: each scatter's points and style as last set, by ("points" | "twins", op, phase)
+        self._group_pts: dict[tuple, tuple] = {}
+        self._members: tuple = ()  # which points each scatter holds, as of the views
+        self._lay_keys: dict[str, tuple] = {}  # what each part of _lay_out last used
+        self._lay_refs: tuple = ()
+        self._roof_places: tuple = ([], None)  # the roof labels' places, and their bounds
+        #: the roof samples in the scene: (key, x, y, the chips they are of)
+        self._roof_scene: tuple = (None, np.empty(0), np.empty(0), None)
         self._apply_base_style()
         self._restyle_items()
 
@@ -115,7 +126,44 @@ class RooflinePlot(_LogPlot):
         self._layout_annotations()
 
     def _sync_items(self, g: pd.RooflineGeometry) -> None:
-        # -- roofs and ridge markers, per chip
+        # The chips' part of the geometry comes back as the very same objects while the
+        # chips, their settings and the roofs' extent stay (most edits move points only)
+        if g.chips is not self._synced_chips:
+            self._sync_chips(g)
+            self._synced_chips = g.chips
+        # -- points (one scatter per op phase), link twins and their connectors
+        self._sync_points(g)
+        live_net = {p.key for p in g.points if p.net_x is not None}
+        for k in list(self.net_links):
+            if k not in live_net:
+                self._drop(self.net_links, k, ("netlink",))
+        for p in g.points:
+            if p.net_x is None or self._net_synced.get(p.key) is p:
+                continue  # (the same point object: the same connector)
+            if p.key not in self.net_links:
+                self.net_links[p.key] = self._new_curve(-5, bounds=False, pool=("netlink",) + p.key)
+            self._set_curve(("netlink",) + p.key, self.net_links[p.key], [p.x, p.net_x],
+                            [p.y, p.y])
+        self._net_synced = {p.key: p for p in g.points if p.net_x is not None}
+        live_labels = {lab.key for lab in g.labels}
+        for k in list(self.op_labels):
+            if k not in live_labels:
+                self._drop(self.op_labels, k, ("oplabel",))
+        for lab in g.labels:
+            item = self.op_labels.get(lab.key)
+            if item is None:
+                item = self.op_labels[lab.key] = self._new_text(20, pool=("oplabel",) + lab.key)
+            self._set_text(("oplabel",) + lab.key, item, lab.text)
+            if self._changed(("data", "oplabel") + lab.key, (lab.x, lab.y, lab.side)):
+                item.setPos(lab.x, lab.y)
+                _set_anchor(item, (0.5, 1.3) if lab.side == "above" else (0.5, -0.3))
+        # -- regions
+        present = {r.kind: r for r in g.regions}
+        for kind, item in self.region_items.items():
+            item.setVisible(kind in present)  # extents: _layout_annotations, clipped to the view
+
+    def _sync_chips(self, g: pd.RooflineGeometry) -> None:
+        """Roofs, ridge markers, roof and ridge labels and ridge guides, per chip."""
         live_chips = {c.chip_id for c in g.chips}
         for cid in list(self.roof_curves):
             if cid not in live_chips:
@@ -171,6 +219,8 @@ class RooflinePlot(_LogPlot):
                 line = self.guide_lines[c.chip_id] = self._new_curve(-20, bounds=False,
                                                                      pool=("guides", c.chip_id))
                 line.setData([], [], connect="finite")
+                # (a pooled line was cleared just now: its last data must be set again)
+                self._sig.pop(("data", "guides", c.chip_id), None)
             xs = [v for r in c.ridges for v in (r.x, r.x, np.nan)][:-1]
             ys = [v for r in c.ridges for v in (r.y, -pd.LOG_INF, np.nan)][:-1]
             self._set_curve(("guides", c.chip_id), line, xs, ys)
@@ -181,35 +231,6 @@ class RooflinePlot(_LogPlot):
                     self.ridge_labels[k] = self._new_text(30, pool=("ridgelabel",) + k)
                 self._set_text(("ridgelabel",) + k, self.ridge_labels[k], r.label)
                 self.ridge_labels[k].setVisible(r.label_shown)  # a value two chips share: once
-        # -- points (one scatter per op phase), link twins and their connectors
-        self._sync_points(g)
-        live_net = {p.key for p in g.points if p.net_x is not None}
-        for k in list(self.net_links):
-            if k not in live_net:
-                self._drop(self.net_links, k, ("netlink",))
-        for p in g.points:
-            if p.net_x is None:
-                continue
-            if p.key not in self.net_links:
-                self.net_links[p.key] = self._new_curve(-5, bounds=False, pool=("netlink",) + p.key)
-            self._set_curve(("netlink",) + p.key, self.net_links[p.key], [p.x, p.net_x],
-                            [p.y, p.y])
-        live_labels = {lab.key for lab in g.labels}
-        for k in list(self.op_labels):
-            if k not in live_labels:
-                self._drop(self.op_labels, k, ("oplabel",))
-        for lab in g.labels:
-            item = self.op_labels.get(lab.key)
-            if item is None:
-                item = self.op_labels[lab.key] = self._new_text(20, pool=("oplabel",) + lab.key)
-            self._set_text(("oplabel",) + lab.key, item, lab.text)
-            if self._changed(("data", "oplabel") + lab.key, (lab.x, lab.y, lab.side)):
-                item.setPos(lab.x, lab.y)
-                item.setAnchor((0.5, 1.3) if lab.side == "above" else (0.5, -0.3))
-        # -- regions
-        present = {r.kind: r for r in g.regions}
-        for kind, item in self.region_items.items():
-            item.setVisible(kind in present)  # extents: _layout_annotations, clipped to the view
 
     # -- style ------------------------------------------------------------------
     def _restyle_items(self) -> None:
@@ -227,6 +248,29 @@ class RooflinePlot(_LogPlot):
             return
         ann = _font(s, s.annotation_font_pt)
         ann_bold = _font(s, s.annotation_font_pt, bold=True)
+        # the chips' items keep their look while the chips' geometry is the same objects
+        # (set_style drops this note with the other "style" ones)
+        prev = self._sig.get(("style", "chips"))
+        if prev is None or prev[0] is not g.chips or prev[1] is not s:
+            self._sig[("style", "chips")] = (g.chips, s)
+            self._restyle_chips(g, ann, ann_bold)
+        self._sync_points(g)  # (their look is part of their data)
+        for p in g.points:
+            if p.key in self.net_links and self._changed(("style", "netlink") + p.key,
+                                                         (id(s), p.colour)):
+                self.net_links[p.key].setPen(_pen(s.colour(p.colour), s.guide_width, "dot",
+                                                  alpha=0.8))
+        for k, item in self.op_labels.items():
+            on = k[0] == self.selected_op  # the op the results show: its label in bold, framed
+            if self._changed(("style", "oplabel") + k, (id(s), on)):
+                item.setColor(_qcolor(s.foreground))
+                item.setFont(ann_bold if on else ann)
+                item.fill = _halo(s)
+                item.border = _pen(s.muted, 1.0) if on else pg.mkPen(None)
+                item.update()
+
+    def _restyle_chips(self, g: pd.RooflineGeometry, ann, ann_bold) -> None:
+        s = self.style
         for c in g.chips:
             col = s.colour(c.colour)
             for r in c.roofs:
@@ -250,20 +294,6 @@ class RooflinePlot(_LogPlot):
                     self.ridge_labels[k].setColor(_qcolor(col))
                     self.ridge_labels[k].setFont(ann_bold)
                     self.ridge_labels[k].fill = _halo(s)
-        self._sync_points(g)  # (their look is part of their data)
-        for p in g.points:
-            if p.key in self.net_links and self._changed(("style", "netlink") + p.key,
-                                                         (id(s), p.colour)):
-                self.net_links[p.key].setPen(_pen(s.colour(p.colour), s.guide_width, "dot",
-                                                  alpha=0.8))
-        for k, item in self.op_labels.items():
-            on = k[0] == self.selected_op  # the op the results show: its label in bold, framed
-            if self._changed(("style", "oplabel") + k, (id(s), on)):
-                item.setColor(_qcolor(s.foreground))
-                item.setFont(ann_bold if on else ann)
-                item.fill = _halo(s)
-                item.border = _pen(s.muted, 1.0) if on else pg.mkPen(None)
-                item.update()
 
     def _style_ridges(self, c) -> None:
         s = self.style
@@ -275,6 +305,10 @@ class RooflinePlot(_LogPlot):
     def _sync_points(self, g: pd.RooflineGeometry) -> None:
         """Each op phase's points (and link twins) as one scatter, spots styled per chip."""
         s = self.style
+        if self._points_synced is not None and self._points_synced[0] is g \
+                and self._points_synced[1] is s:
+            return  # (_restyle_items asks again after update_from: nothing new)
+        self._points_synced = (g, s)
         groups: dict[tuple[int, str], list] = {}
         for p in g.points:
             groups.setdefault((p.op_index, p.phase), []).append(p)
@@ -290,21 +324,36 @@ class RooflinePlot(_LogPlot):
                 if item is None:
                     item = store[k] = self._new_scatter(10 if prefix == "points" else 9,
                                                         pool=(prefix,) + k)
+                # the same point objects (an op not edited): its scatter is as it was
+                prev = self._group_pts.get((prefix,) + k)
+                if prev is not None and prev[0] is s and len(prev[1]) == len(ps) \
+                        and all(a is b for a, b in zip(prev[1], ps)):
+                    continue
+                self._group_pts[(prefix,) + k] = (s, tuple(ps))
                 net = prefix == "twins"
                 sig = (id(s), tuple((p.net_x if net else p.x, p.y, p.tooltip, p.symbol, p.colour)
                                     for p in ps))
                 if not self._changed(("data", prefix) + k, sig):
                     continue
                 cols = [s.colour(p.colour) for p in ps]
+                # shared pens and brushes: the scatter's symbol atlas then already holds
+                # these looks, and moving a point renders nothing (see _spot_pen)
                 if net:  # hollow, ringed in the chip's colour
-                    look = dict(pen=[_pen(c, s.marker_outline * 1.4) for c in cols],
-                                brush=pg.mkBrush(_face(s)), size=s.marker_size * 0.85)
+                    face = s.background if s.background != "transparent" else "#FFFFFF"
+                    look = dict(pen=[_spot_pen(c, s.marker_outline * 1.4) for c in cols],
+                                brush=_spot_brush(face), size=s.marker_size * 0.85)
                 else:
-                    look = dict(pen=_pen(s.marker_edge, s.marker_outline),
-                                brush=[pg.mkBrush(_qcolor(c)) for c in cols], size=s.marker_size)
-                item.setData(x=[p.net_x if net else p.x for p in ps], y=[p.y for p in ps],
-                             data=[p.tooltip for p in ps], symbol=[p.symbol for p in ps], **look)
+                    look = dict(pen=_spot_pen(s.marker_edge, s.marker_outline),
+                                brush=[_spot_brush(c) for c in cols], size=s.marker_size)
+                item.set_spots([p.net_x if net else p.x for p in ps], [p.y for p in ps],
+                               [p.tooltip for p in ps], [p.symbol for p in ps], **look)
         # the views by (op, phase, chip): the same object for as long as the point is shown
+        # (the same points in the same scatters as last time: the same views)
+        members = tuple(tuple((k, tuple(p.key for p in ps)) for k, ps in want.items())
+                        for want in (groups, twins))
+        if members == self._members:
+            return
+        self._members = members
         for name, store, want in (("point", self.point_groups, groups),
                                   ("twin", self.net_groups, twins)):
             views = {}
@@ -359,9 +408,43 @@ class RooflinePlot(_LogPlot):
         vw, vh = max(self.vb.width(), 1.0), max(self.vb.height(), 1.0)
         px_x = vw / max(x1 - x0, 1e-9)  # pixels per decade
         px_y = vh / max(y1 - y0, 1e-9)
+        m = self._scene_matrix()  # (one view transform for the whole layout)
+        # Each part is redone only when what it depends on changed: an edit moves points,
+        # which the ridge labels, the roof labels' candidate places and the region labels
+        # do not depend on.  Keys hold ids; _lay_refs keeps those objects alive.
+        view = (x0, x1, y0, y1, vw, vh, m, id(s), id(g.chips))
+        keys = self._lay_keys
+        # the objects whose ids the keys hold, kept alive so that no other takes their id
+        held, self._lay_refs = self._lay_refs, (g, s)  # noqa: F841 (the old ones: until now)
+        if keys.get("ridges") != view:
+            keys["ridges"] = view
+            self._layout_ridge_labels(g, x0, y0, px_x)
+            self._clearance = {}  # the legend's lift above them (_bottom_clearance)
+        self._layout_op_labels(g, x0, x1, px_x, m)
+        self._layout_roof_labels(g, view, x0, x1, y0, px_x, px_y, m)
+        # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
+        for reg in g.regions:
+            ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
+            if ext[0] >= ext[1]:
+                ext = (reg.x0, reg.x0) if reg.x0 > x1 else (reg.x1, reg.x1)
+            if self._changed(("data", "region", reg.kind), ext):
+                self.region_items[reg.kind].setRegion(ext)
+        # legend in the emptiest corner, then region names clear of it
+        self._place_legend()
+        lg = self.legend
+        r = lg.sceneBoundingRect() if lg.isVisible() else None
+        key = view + (id(g.regions), s.show_region_labels,
+                      None if r is None else (r.x(), r.y(), r.width(), r.height()))
+        if keys.get("regions") != key:
+            # (each run shows a hidden label to test it against the legend: a repaint)
+            keys["regions"] = key
+            self._layout_region_labels(x0, x1, y1, px_x)
+
+    def _layout_ridge_labels(self, g: pd.RooflineGeometry, x0: float, y0: float,
+                             px_x: float) -> None:
+        """Ridge intensities along the bottom, stacked where they would overlap."""
+        s = self.style
         char_w = _text_px(s, s.annotation_font_pt) * 0.5
-        line_h = _text_px(s, s.annotation_font_pt)
-        # ridge intensities along the bottom, stacked where they would overlap
         ridges = sorted(((c.chip_id, r) for c in g.chips for r in c.ridges if r.label_shown),
                         key=lambda t: t[1].x)
         widths = [(len(r.label) + 1.5) * char_w / px_x for _, r in ridges]
@@ -370,17 +453,27 @@ class RooflinePlot(_LogPlot):
             lab = self.ridge_labels[(cid, r.key)]
             lab.setPos(r.x, y0)
             _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
-        # op labels beside their point: above or below (close neighbours alternate), else to
-        # its right or left, wherever they cover the fewest points and earlier op labels and
-        # stay in the view; centred ones slide inwards near the edges (an LLM prefill point)
+
+    def _layout_op_labels(self, g: pd.RooflineGeometry, x0: float, x1: float, px_x: float,
+                          m: tuple) -> None:
+        """Op labels beside their point: above or below (close neighbours alternate), else
+        to its right or left, wherever they cover the fewest points and earlier op labels
+        and stay in the view; centred ones slide inwards near the edges (an LLM prefill
+        point)."""
+        s = self.style
         pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points
                                                 if p.net_x is not None]
-        psx, psy = self._to_scene([q[0] for q in pts], [q[1] for q in pts])
+        psx, psy = self._to_scene([q[0] for q in pts], [q[1] for q in pts], m)
         vr = self.vb.sceneBoundingRect()
         bounds = (vr.left(), vr.top(), vr.right(), vr.bottom())
-        placed_x: list[np.ndarray] = [psx]
-        placed_y: list[np.ndarray] = [psy]
-        for ol in g.labels:
+        # what a label may not cover: the points, then each label placed (its rectangle
+        # sampled), as rows x and y of one array made once
+        n = len(pts)
+        placed = np.empty((2, n + _GRID_FX.size * len(g.labels)))
+        placed[0, :n], placed[1, :n] = psx, psy
+        margin = s.marker_size * 0.5
+        lxs, lys = self._to_scene([ol.x for ol in g.labels], [ol.y for ol in g.labels], m)
+        for ol, lx, ly in zip(g.labels, lxs.tolist(), lys.tolist()):
             item = self.op_labels.get(ol.key)
             if item is None:
                 continue
@@ -395,52 +488,69 @@ class RooflinePlot(_LogPlot):
             near, far = (1.3, -0.3) if ol.side == "above" else (-0.3, 1.3)
             side = s.marker_size * 0.8 / w_px if w_px > 0 else 0.0
             anchors = [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5)]
-            (lx,), (ly,) = self._to_scene([ol.x], [ol.y])
-            best = pd.place_label(float(lx), float(ly), w_px, h_px, anchors,
-                                  np.concatenate(placed_x), np.concatenate(placed_y), bounds,
-                                  margin=s.marker_size * 0.5)
+            # pd.place_label, its anchors' rectangles counted in one pass
+            rects = pd.label_rects(lx, ly, w_px, h_px, anchors)
+            ok = [i for i, (l, t, rw, rh) in enumerate(rects)
+                  if l >= bounds[0] and t >= bounds[1] and l + rw <= bounds[2]
+                  and t + rh <= bounds[3]]
+            best = 0
+            if ok:  # the fewest points covered, not counting its own (at the pin)
+                xy = placed[:, :n]
+                lo = np.array([(rects[i][0] - margin, rects[i][1] - margin) for i in ok])
+                hi = np.array([(rects[i][0] + rects[i][2] + margin,
+                                rects[i][1] + rects[i][3] + margin) for i in ok])
+                inside = ((xy >= lo[:, :, None]) & (xy <= hi[:, :, None])).all(axis=1)
+                other = ~(np.abs(xy - np.array([[lx], [ly]])) < 0.5).all(axis=0)
+                best = ok[int(np.argmin((inside & other).sum(axis=1)))]  # (ties: the first)
             anchor = anchors[best]
-            if (item.anchor.x(), item.anchor.y()) != anchor:
-                item.setAnchor(anchor)
-            ((left, top, rw, rh),) = pd.label_rects(float(lx), float(ly), w_px, h_px, [anchor])
-            gx, gy = _rect_samples(left, top, rw, rh)
-            placed_x.append(gx)
-            placed_y.append(gy)
-        # compute-roof labels just above their roofs, spread apart: at the right edge,
-        # or just after the ridge when an op's point sits where the label would go
+            _set_anchor(item, anchor)
+            left, top, rw, rh = rects[best]
+            k = n + _GRID_FX.size
+            placed[0, n:k], placed[1, n:k] = _rect_samples(left, top, rw, rh)
+            n = k
+
+    def _layout_roof_labels(self, g: pd.RooflineGeometry, view: tuple, x0: float, x1: float,
+                            y0: float, px_x: float, px_y: float, m: tuple) -> None:
+        """Compute-roof labels just above their roofs, spread apart: at the right edge, or
+        just after the ridge when an op's point sits where the label would go."""
+        s = self.style
         roofs = [(c.chip_id, r) for c in g.chips for r in c.roofs if r.label]
-        ys_px = [(r.y[0] - y0) * px_y for _, r in roofs]
-        spread = pd.spread_1d(ys_px, line_h * 1.02)
+        labs = [self.roof_labels[(cid, r.key)] for cid, r in roofs]
+        sizes = [lab.textItem.boundingRect() for lab in labs]
+        sizes = tuple((b.width(), b.height()) for b in sizes)
+        key = view + (sizes,)
+        if self._lay_keys.get("roofs") != key:
+            # where each label may go (right edge or after the ridge), in scene rectangles:
+            # the same until the chips, the view or the labels' sizes change
+            self._lay_keys["roofs"] = key
+            line_h = _text_px(s, s.annotation_font_pt)
+            spread = pd.spread_1d([(r.y[0] - y0) * px_y for _, r in roofs], line_h * 1.02)
+            pad = 3 * s.axis_width / px_x
+            places = []
+            for (cid, r), y_px, (w_px, h_px) in zip(roofs, spread, sizes):
+                y = y0 + y_px / px_y
+                start = max(r.x[0], x0) + 2 * pad
+                right = x1 - pad
+                cands = [(right - w_px / px_x, right, (1.0, 1.0)),
+                         (start, start + w_px / px_x, (0.0, 1.0))]
+                (l0, r0, l1, r1), (t0, _, t1, _) = self._to_scene(
+                    [c[i] for c in cands for i in (0, 1)], [y] * 4, m)
+                rects = [(l0, t0 - h_px, r0 - l0, h_px), (l1, t1 - h_px, r1 - l1, h_px)]
+                places.append((bool(right - start > w_px / px_x), y, cands, rects))
+            # every label's two rectangles, to count the points in all at once
+            self._roof_places = places, _rect_bounds([r for pl in places for r in pl[3]],
+                                                     s.marker_size * 0.6)
+        places, bounds = self._roof_places
         pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
-        sx, sy = self._to_scene([p[0] for p in pts], [p[1] for p in pts])
-        pad = 3 * s.axis_width / px_x
-        for (cid, r), y_px in zip(roofs, spread):
-            lab = self.roof_labels[(cid, r.key)]
-            w_px = lab.textItem.boundingRect().width()
-            h_px = lab.textItem.boundingRect().height()
-            y = y0 + y_px / px_y
-            start = max(r.x[0], x0) + 2 * pad
-            right = x1 - pad
-            lab.setVisible(bool(right - start > w_px / px_x))
-            cands = [(right - w_px / px_x, right, (1.0, 1.0)), (start, start + w_px / px_x, (0.0, 1.0))]
-            rects = []
-            for a_, b_, _ in cands:
-                (l_, r_), (t_, _b) = self._to_scene([a_, b_], [y, y])
-                rects.append((l_, t_ - h_px, r_ - l_, h_px))
-            best = pd.least_covered(rects, sx, sy, margin=s.marker_size * 0.6)
-            a_, b_, anchor = cands[best]
+        sx, sy = self._to_scene([p[0] for p in pts], [p[1] for p in pts], m)
+        counts = _covered(bounds, sx, sy).tolist() if places else []
+        for i, (lab, (shown, y, cands, _)) in enumerate(zip(labs, places)):
+            if lab.isVisible() != shown:
+                lab.setVisible(shown)
+            # the fewest points covered; a tie: the right edge (pd.least_covered's order)
+            a_, b_, anchor = cands[0 if counts[2 * i] <= counts[2 * i + 1] else 1]
             lab.setPos(b_ if anchor[0] == 1.0 else a_, y)
             _set_anchor(lab, anchor)
-        # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
-        for reg in g.regions:
-            ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
-            if ext[0] >= ext[1]:
-                ext = (reg.x0, reg.x0) if reg.x0 > x1 else (reg.x1, reg.x1)
-            if self._changed(("data", "region", reg.kind), ext):
-                self.region_items[reg.kind].setRegion(ext)
-        # legend in the emptiest corner, then region names clear of it
-        self._place_legend()
-        self._layout_region_labels(x0, x1, y1, px_x)
 
     def _layout_region_labels(self, x0, x1, y1, px_x) -> None:
         g = self.geometry
@@ -472,31 +582,40 @@ class RooflinePlot(_LogPlot):
             lab.setVisible(visible)
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        parts = self._obstacle_parts()
+        return (np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]))
+
+    def _obstacle_parts(self) -> list[tuple]:
+        """What the legend should not cover: the roofs sampled along their length (the
+        same while the chips and the view are: keyed), then the points and the labels."""
         g = self.geometry
         if g is None:
-            return np.empty(0), np.empty(0)
+            return [(None, np.empty(0), np.empty(0))]
         x0, x1, y0, y1 = self.view_range()
-        # the roofs, sampled along their length: the same until the chips or the view change
-        key = (x0, x1, y0, y1, tuple((r.key, r.x.tobytes(), r.y.tobytes())
-                                     for c in g.chips for r in c.roofs))
-        if key != self._roof_samples_key:
-            step = (x1 - x0) / 150.0
-            xs, ys = [np.empty(0)], [np.empty(0)]
-            for c in g.chips:
-                for r in c.roofs:
-                    dx, dy = pd.densify(r.x.clip(x0 - 1, x1 + 1), r.y, step)
-                    xs.append(dx)
-                    ys.append(dy)
-            self._roof_samples = (np.concatenate(xs), np.concatenate(ys))
-            self._roof_samples_key = key
-        xs = np.concatenate([self._roof_samples[0],
-                             [p.x for p in g.points], [p.net_x for p in g.points if p.net_x]])
-        ys = np.concatenate([self._roof_samples[1],
-                             [p.y for p in g.points], [p.y for p in g.points if p.net_x]])
-        sx, sy = self._to_scene(xs, ys)
+        prev = self._roof_samples_key
+        if prev is None or prev[0] != (x0, x1, y0, y1) or prev[1] is not g.chips:
+            # (the same chips objects: the same roofs, without comparing their arrays)
+            key = (x0, x1, y0, y1, tuple((r.key, r.x.tobytes(), r.y.tobytes())
+                                         for c in g.chips for r in c.roofs))
+            if prev is None or key != prev[2]:
+                step = (x1 - x0) / 150.0
+                xs, ys = [np.empty(0)], [np.empty(0)]
+                for c in g.chips:
+                    for r in c.roofs:
+                        dx, dy = pd.densify(r.x.clip(x0 - 1, x1 + 1), r.y, step)
+                        xs.append(dx)
+                        ys.append(dy)
+                self._roof_samples = (np.concatenate(xs), np.concatenate(ys))
+            self._roof_samples_key = ((x0, x1, y0, y1), g.chips, key)
+        m = self._scene_matrix()
+        key = (m, x0, x1, y0, y1, id(g.chips))
+        if self._roof_scene[0] != key:  # (g.chips kept with it: its id stays its own)
+            self._roof_scene = (key, *self._to_scene(*self._roof_samples, m), g.chips)
+        px, py = self._to_scene([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x],
+                                [p.y for p in g.points] + [p.y for p in g.points if p.net_x], m)
         tx, ty = self._label_samples(list(self.op_labels.values())
                                      + list(self.roof_labels.values()))
-        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+        return [self._roof_scene[:3], (None, np.concatenate([px] + tx), np.concatenate([py] + ty))]
 
     def _bottom_labels(self) -> list:
         return list(self.ridge_labels.values())
@@ -558,165 +677,12 @@ class RooflinePlot(_LogPlot):
         return None
 
 
-# ---------------------------------------------------------------------------
-# Sweep
-# ---------------------------------------------------------------------------
 
-class SweepPlot(_LogPlot):
-    """Attainable FLOP/s (or time per op) against a swept dimension; one curve per op × chip.
+def __getattr__(name: str):
+    """``SweepPlot`` lives in :mod:`.sweep_plot`; imported from here on first use, so a
+    window that starts on the roofline does not load it before its first paint."""
+    if name == "SweepPlot":
+        from .sweep_plot import SweepPlot
 
-    Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]``,
-    ``crit_guides[key]``, ``crit_labels[key]``, ``legend``, ``geometry``.
-    """
-
-    def __init__(self, parent=None, style: PlotStyle | None = None):
-        super().__init__(parent, style, "plain", "si")
-        self._x_title = "B (batch, tokens)"
-        self._y_title = "Attainable performance (FLOP/s)"
-        self.geometry: pd.SweepGeometry | None = None
-        self.curves: dict[tuple[int, str, str], _Curve] = {}
-        self.crit_markers: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
-        self.crit_guides: dict[tuple[int, str, str], _Curve] = {}
-        self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
-        self._colours: dict[str, int] = {}
-        self._apply_base_style()
-
-    def update_from(self, scenario, curves, colours: Mapping[str, int] | None = None) -> None:
-        """Show sweep curves; the view refits when the swept dimension or y quantity changes.
-
-        ``colours``: palette slots per chip id to keep (pass the roofline's
-        ``geometry.colours`` so a chip has one colour in both plots).
-        """
-        prev = dict(self._colours)
-        prev.update({k: v for k, v in (colours or {}).items() if not k.startswith("op:")})
-        g = pd.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette))
-        self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
-            or self._colours
-        old = self.geometry
-        refit = (old is None or g.y_kind != old.y_kind or g.dim != old.dim
-                 or (not self.user_view and g.fit != old.fit))
-        self._adopt(g)
-        live = {ln.key for ln in g.lines}
-        for k in list(self.curves):
-            if k not in live:
-                self._drop(self.curves, k, ("curve",))
-                self._drop(self.crit_markers, k, ("crit",))
-                self._drop(self.crit_guides, k, ("critguide",))
-                self._drop(self.crit_labels, k, ("critlabel",))
-        for ln in g.lines:
-            k = ln.key
-            if k not in self.curves:
-                self.curves[k] = self._new_curve(0, pool=("curve",) + k)
-                self.crit_markers[k] = self._new_scatter(10, pool=("crit",) + k)
-                self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
-                self.crit_labels[k] = self._new_text(20, pool=("critlabel",) + k)
-            self._set_curve(("curve",) + k, self.curves[k], ln.draw_x, ln.draw_y)
-            has = ln.crit_x is not None
-            if has:
-                self._set_spots(("crit",) + k, self.crit_markers[k], [ln.crit_x], [ln.crit_y],
-                                [ln.tooltip])
-                self._set_curve(("critguide",) + k, self.crit_guides[k], [ln.crit_x, ln.crit_x],
-                                [ln.crit_y, -pd.LOG_INF])
-                self._set_text(("critlabel",) + k, self.crit_labels[k], ln.crit_label)
-            for item in (self.crit_markers[k], self.crit_guides[k]):
-                item.setVisible(has)
-            self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
-        self._restyle_items()
-        self._rebuild_legend()
-        if refit and g.lines:
-            self.fit(layout=False)
-        self._layout_annotations()
-
-    def _restyle_items(self) -> None:
-        s = self.style
-        g = self.geometry
-        if g is None:
-            return
-        face = _face(s)
-        for ln in g.lines:
-            col = s.colour(ln.colour)
-            if not self._changed(("style", "curve") + ln.key, (id(s), col, ln.dash)):
-                continue
-            self.curves[ln.key].setPen(_pen(col, s.curve_width, ln.dash))
-            m = self.crit_markers[ln.key]
-            m.setSymbol("o")
-            m.setSize(s.ridge_size * 1.3)
-            m.setPen(_pen(col, s.marker_outline * 1.5))
-            m.setBrush(pg.mkBrush(face))
-            self.crit_guides[ln.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
-            lab = self.crit_labels[ln.key]
-            lab.setColor(_qcolor(col))
-            lab.setFont(_font(s, s.annotation_font_pt, bold=True))
-            lab.fill = _halo(s)
-
-    def _rebuild_legend(self) -> None:
-        g = self.geometry
-        s = self.style
-        if g is None:
-            return
-        sig = (tuple((ln.key, ln.legend, ln.colour, ln.dash) for ln in g.lines), id(s))
-        if sig == self._legend_signature:
-            return
-        self._legend_signature = sig
-        chips = list(dict.fromkeys((ln.chip_label, ln.colour) for ln in g.lines))
-        ops = list(dict.fromkeys((ln.op_label, ln.dash) for ln in g.lines))
-        if len({c for c, _ in chips}) > 1 and len({o for o, _ in ops}) > 1:
-            # several chips and several ops: colour = chip, line style = op, listed apart
-            entries = [(name, self._sample(pen=_pen(s.colour(col), s.curve_width)))
-                       for name, col in chips]
-            entries += [(name, self._sample(pen=_pen(s.neutral, s.curve_width, dash)))
-                        for name, dash in ops]
-        else:
-            entries = [(ln.legend, self._sample(pen=_pen(s.colour(ln.colour), s.curve_width,
-                                                        ln.dash)))
-                       for ln in g.lines]
-        self._legend_entries(entries)
-
-    def _lay_out(self) -> None:
-        g = self.geometry
-        if g is not None:
-            s = self.style
-            x0, x1, y0, y1 = self.view_range()
-            px_x = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
-            char_w = _text_px(s, s.annotation_font_pt) * 0.5
-            lines = sorted((ln for ln in g.lines if ln.crit_x is not None and ln.crit_label_shown),
-                           key=lambda ln: ln.crit_x)
-            widths = [(len(ln.crit_label) + 1.5) * char_w / px_x for ln in lines]
-            rows = pd.stack_rows([ln.crit_x for ln in lines], widths)
-            for ln, row in zip(lines, rows):
-                lab = self.crit_labels[ln.key]
-                lab.setPos(ln.crit_x, y0)
-                _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
-        self._place_legend()
-
-    def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
-        g = self.geometry
-        if g is None or not g.lines:
-            return np.empty(0), np.empty(0)
-        x0, x1, _, _ = self.view_range()
-        dx, dy = pd.densify_many([ln.draw_x for ln in g.lines], [ln.draw_y for ln in g.lines],
-                                 (x1 - x0) / 150.0)
-        sx, sy = self._to_scene(dx, dy)
-        tx, ty = self._label_samples(self.crit_labels.values())
-        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
-
-    def _bottom_labels(self) -> list:
-        return list(self.crit_labels.values())
-
-    def _readout_text(self, x_log: float, y_log: float) -> str:
-        g = self.geometry
-        kind = g.y_kind if g else "si"
-        dim = g.dim if g else "x"
-        unit = "FLOP/s" if kind == "si" else ""
-        return (f"{dim} = {pd.tick_label_exact(x_log, 'plain')}   "
-                f"{pd.tick_label_exact(y_log, kind)}{unit}")
-
-    def tooltip_at_scene(self, scene_pos) -> str | None:
-        tip = self._spot_tip(self.crit_markers.values(), scene_pos)
-        g = self.geometry
-        if tip is not None or g is None:
-            return tip
-        for ln in g.lines:
-            if self._curve_hit(self.curves[ln.key], scene_pos):
-                return ln.tooltip
-        return None
+        return SweepPlot
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

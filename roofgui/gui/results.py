@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
                                QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
@@ -146,6 +146,7 @@ class ResultsPanel(QWidget):
         self.working_view.setToolTip("Each formula with the numbers put in. Select and copy, or use "
                                      "Copy working, to paste the derivation into a design doc.")
         self.working_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.working_view.document().setUndoRedoEnabled(False)  # (read-only: no history kept)
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.working_view.setFont(mono)
         self.working_view.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
@@ -171,15 +172,30 @@ class ResultsPanel(QWidget):
         lay.addWidget(self.splitter, 1)
         self._rows: list[tuple[str, str, str, str]] = []
         self._records: list[dict] = []
-        self._shown: dict[tuple[int, int], tuple[str, str]] = {}
+        self._shown: dict[tuple[int, int], tuple[str, str, bool]] = {}
+        self._texts: dict[tuple, str] = {}
         self._text = ""
+        self._filled: tuple[int, int] = (0, 0)
+        self._header_cols = -1
+        self._shown_rows: list[tuple[str, str, str, str]] = []
+        #: (analysis, record, working lines) per column as shown, reused while unchanged
+        self._per_analysis: list[tuple[object, dict, list[str]]] = []
+        #: (op, [(analysis, phase)]) as shown: the same again changes nothing
+        self._last: tuple | None = None
+        #: updates skipped as unchanged (tests)
+        self.skipped = 0
 
     def set_orientation(self, orientation: Qt.Orientation) -> None:
         self.splitter.setOrientation(orientation)
 
     # -- updating --------------------------------------------------------------------
     def update_from(self, scenario: Scenario, evaluation: Evaluation) -> None:
+        """Show the selected op's figures and working.  Work whose inputs did not change is
+        skipped: nothing at all when the op and its analyses are the ones shown (the model
+        reuses the analyses of unchanged ops); the record and working of each unchanged
+        analysis; the formatting of unchanged figures; Qt calls for unchanged cells."""
         if not scenario.ops:
+            self._last = None
             self.heading.setText("No op: add one in the form.")
             self._resize(0, 0)
             self._set_working("")
@@ -187,9 +203,24 @@ class ResultsPanel(QWidget):
         i = max(0, min(scenario.selected, len(scenario.ops) - 1))
         op = scenario.ops[i]
         entries = evaluation.for_op(i)
+        last = (op, [(e.analysis, e.phase) for e in entries])
+        if self._last is not None and _same_shown(self._last, last):
+            self.skipped += 1
+            return
         kind = OP_KINDS.get(op.kind)
         self.heading.setText(_describe(op, kind.label if kind else op.kind))
-        recs = [record(e.analysis, op.name, e.phase) for e in entries]
+        memo = {id(a): (a, rec, lines) for a, rec, lines in self._per_analysis}
+        per: list[tuple[object, dict, list[str]]] = []
+        for e in entries:
+            hit = memo.get(id(e.analysis))
+            if hit is not None and hit[0] is e.analysis and hit[1]["op"] == op.name \
+                    and hit[1]["phase"] == e.phase:
+                per.append(hit)
+            else:
+                per.append((e.analysis, record(e.analysis, op.name, e.phase),
+                            ["  " + ln for ln in working(e.analysis)]))
+        self._per_analysis = per
+        recs = [rec for _, rec, _ in per]
         crit_names = critical_order(op.kind)
         any_link = any(r["link"] for r in recs)
         rows = [r for r in _ROWS if any_link or r[1] not in
@@ -217,64 +248,98 @@ class ResultsPanel(QWidget):
         self._rows = rows
         self._records = recs
         self._resize(len(rows), len(recs))
-        shown = self._shown  # (text, key) per cell as last set: Qt is asked only for changes
+        shown = self._shown  # (text, key, bold) per cell as last set: Qt is asked only for changes
+        texts = self._texts  # figure → text, for the figures that did not change
+        if len(texts) > 4096:
+            texts.clear()
+        bold_key = f"critical:{crit_names[0]}" if crit_names else None
+        # per row: how its text is found (0: a formatted figure, 1: a critical value, 2: an
+        # extra), with what (the record key a figure's text also depends on, the dimension,
+        # the label), and whether it is bold
+        specs = []
+        for r, (label, key, fmt, tip) in enumerate(rows):
+            if key.startswith("critical:"):
+                how, arg = 1, key[9:]
+            elif key.startswith("extra:"):
+                how, arg = 2, label
+            else:
+                how, arg = 0, {"peak": "peak_dtype", "link": "link_bandwidth"}.get(fmt)
+            specs.append((r, key, fmt, how, arg, key == "bound" or key == bold_key))
+        headers_changed = False
+        table = self.table
         for c, (e, rec) in enumerate(zip(entries, recs)):
             head = rec["chip_name"].replace(" (", "\n(", 1) + (f"\n{e.phase}" if e.phase else "")
-            hi = self.table.horizontalHeaderItem(c)
+            hi = table.horizontalHeaderItem(c)
             if hi.text() != head:
                 hi.setText(head)
-            for r, (label, key, fmt, tip) in enumerate(rows):
-                if key.startswith("critical:"):
-                    v = rec["critical"].get(key.split(":", 1)[1])
+                headers_changed = True
+            crit = rec["critical"]
+            for r, key, fmt, how, arg, bold in specs:
+                if how == 0:
+                    v = rec.get(key)
+                    memo_key = (fmt, v, rec.get(arg)) if arg else (fmt, v)
+                    text = texts.get(memo_key)
+                    if text is None:
+                        text = texts[memo_key] = _fmt(fmt, v, rec)
+                elif how == 1:
+                    v = crit.get(arg)
                     text = "—" if v is None else format_number(v)
-                elif key.startswith("extra:"):
-                    text = extra_cols[c].get(label, "—")
                 else:
-                    text = _fmt(fmt, rec.get(key), rec)
-                if shown.get((r, c)) == (text, key):
+                    text = extra_cols[c].get(arg, "—")
+                prev = shown.get((r, c))
+                if prev is not None and prev[0] == text and prev[1] == key and prev[2] == bold:
                     continue
-                shown[(r, c)] = (text, key)
-                item = self.table.item(r, c)
-                item.setText(text)
-                item.setToolTip(text)
-                item.setData(_KEY_ROLE, key)
-                colour = BOUND_COLOURS.get(text) if key == "bound" else None
-                item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
-                bold = key == "bound" or (bool(crit_names) and key == f"critical:{crit_names[0]}")
-                if item.font().bold() != bold:
+                shown[(r, c)] = (text, key, bold)
+                item = table.item(r, c)
+                if prev is None or prev[0] != text:
+                    item.setText(text)
+                    item.setToolTip(text)
+                if prev is None or prev[1] != key:
+                    item.setData(_KEY_ROLE, key)
+                if key == "bound" or prev is None or prev[1] == "bound":
+                    colour = BOUND_COLOURS.get(text) if key == "bound" else None
+                    item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
+                if (prev is None or prev[2] != bold) and item.font().bold() != bold:
                     f = item.font()
                     f.setBold(bold)
                     item.setFont(f)
-        # columns at least as wide as their headings (chip names, phases): with more columns
-        # than fit (an LLM step shows two per chip) the table scrolls rather than clips them
-        hh = self.table.horizontalHeader()
-        fm = hh.fontMetrics()
-        need = max((fm.horizontalAdvance(line) for c in range(len(recs))
-                    for line in self.table.horizontalHeaderItem(c).text().split("\n")), default=0)
-        width = min(max(90, need + 20), 280)
-        if hh.minimumSectionSize() != width:
-            hh.setMinimumSectionSize(width)
-        for r, (label, key, fmt, tip) in enumerate(rows):
-            vi = self.table.verticalHeaderItem(r)
-            if vi.text() != label:
-                vi.setText(label)
-                vi.setToolTip(tip)
+        if headers_changed or self._header_cols != len(recs):
+            # columns at least as wide as their headings (chip names, phases): with more
+            # columns than fit (an LLM step shows two per chip) the table scrolls, not clips
+            self._header_cols = len(recs)
+            hh = self.table.horizontalHeader()
+            fm = hh.fontMetrics()
+            need = max((fm.horizontalAdvance(line) for c in range(len(recs))
+                        for line in self.table.horizontalHeaderItem(c).text().split("\n")), default=0)
+            width = min(max(90, need + 20), 280)
+            if hh.minimumSectionSize() != width:
+                hh.setMinimumSectionSize(width)
+        if rows != self._shown_rows:
+            self._shown_rows = rows
+            for r, (label, key, fmt, tip) in enumerate(rows):
+                vi = table.verticalHeaderItem(r)
+                if vi.text() != label:
+                    vi.setText(label)
+                    vi.setToolTip(tip)
         lines: list[str] = []
         for c, e in enumerate(entries):
-            lines.append(f"{op.name}{' · ' + e.phase if e.phase else ''} on {e.analysis.chip.label()}")
-            lines.extend("  " + ln for ln in working(e.analysis))
+            lines.append(f"{op.name}{' · ' + e.phase if e.phase else ''} on {recs[c]['chip_name']}")
+            lines.extend(per[c][2])
             if c < len(extra_lines):
                 lines.extend("  " + ln for ln in extra_lines[c])
             lines.append("")
         if not entries:
             lines.append("No results: check a chip in the Chips panel (or see the notice above the plot).")
         self._set_working("\n".join(lines).rstrip() + "\n")
+        # (the op is kept as shown: snapshots are never changed in place, see document.py)
+        self._last = last
 
     def _resize(self, rows: int, cols: int) -> None:
         t = self.table
         if t.rowCount() != rows:
             old = t.rowCount()
             t.setRowCount(rows)
+            self._shown_rows = []  # (new header items: labels to set)
             for r in range(old, rows):
                 t.setVerticalHeaderItem(r, QTableWidgetItem(""))
         if t.columnCount() != cols:
@@ -282,6 +347,9 @@ class ResultsPanel(QWidget):
             t.setColumnCount(cols)
             for c in range(old, cols):
                 t.setHorizontalHeaderItem(c, QTableWidgetItem(""))
+        if self._filled == (rows, cols):
+            return  # every cell has its item already
+        self._filled = (rows, cols)
         for r in range(rows):
             for c in range(cols):
                 if t.item(r, c) is None:
@@ -293,7 +361,11 @@ class ResultsPanel(QWidget):
     def _set_working(self, text: str) -> None:
         if text != self._text:
             self._text = text
-            self.working_view.setPlainText(text)
+            # Replaced through a cursor, the text stays where the user scrolled it
+            # (setPlainText scrolls back to the top at every keystroke), and it costs less.
+            cur = QTextCursor(self.working_view.document())
+            cur.select(QTextCursor.SelectionType.Document)
+            cur.insertText(text)
 
     # -- reading ---------------------------------------------------------------------
     def working_text(self) -> str:
@@ -323,6 +395,13 @@ class ResultsPanel(QWidget):
 
     def copy_table(self) -> None:
         QGuiApplication.clipboard().setText(self.table_text())
+
+
+def _same_shown(a: tuple, b: tuple) -> bool:
+    """Whether (op, [(analysis, phase)]) ``b`` shows what ``a`` showed: an equal op, the very
+    same analyses (the model reuses an unchanged op's) in the same order."""
+    return (a[0] == b[0] and len(a[1]) == len(b[1])
+            and all(x is y and p == q for (x, p), (y, q) in zip(a[1], b[1])))
 
 
 def _describe(op, kind_label: str) -> str:

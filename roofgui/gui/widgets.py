@@ -66,6 +66,7 @@ class QuantityEdit(QLineEdit):
         self.min_value = min_value
         self._value: float | None = None
         self._error: str | None = None
+        self._parsed: tuple[tuple, float] | None = None  # (text and limits, value) last parsed
         #: an extra rule after parsing: ``check(value)`` returns a problem or None
         self.check: Callable[[float], str | None] | None = None
         self.setAccessibleName(label)
@@ -90,8 +91,15 @@ class QuantityEdit(QLineEdit):
         return self._error
 
     def parse(self, text: str) -> float:
-        v = parse_quantity(text, self.label, integer=self.integer, max_value=self.max_value,
-                           min_value=self.min_value)
+        # every edit elsewhere re-reads every field (Binding.show): the text's value is kept
+        # (what parses fails every time and is not kept; ``check`` is asked every time)
+        key = (text, self.integer, self.max_value, self.min_value)
+        if self._parsed is not None and self._parsed[0] == key:
+            v = self._parsed[1]
+        else:
+            v = parse_quantity(text, self.label, integer=self.integer, max_value=self.max_value,
+                               min_value=self.min_value)
+            self._parsed = (key, v)
         problem = self.check(v) if self.check is not None else None
         if problem:
             raise ModelError(problem, self.label)
@@ -189,8 +197,14 @@ def make_combo(label: str, tooltip: str, items: list[tuple[str, Any]]) -> QCombo
 
 def set_combo_items(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
     """Replace a combo's items only if they differ (keeps the widget quiet otherwise)."""
+    items = list(items)
+    # (the items this function set last, while the combo still has as many: asking Qt for
+    # each item's text and data on every edit costs more than the rest of a form's sync)
+    if getattr(combo, "_set_items", None) == items and combo.count() == len(items):
+        return
     have = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
-    if have == list(items):
+    combo._set_items = items  # type: ignore[attr-defined]
+    if have == items:
         return
     with signals_blocked(combo):
         current = combo.currentData()
@@ -203,6 +217,8 @@ def set_combo_items(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
 
 def set_combo_data(combo: QComboBox, data: Any) -> None:
     """Select the item holding ``data`` without emitting signals."""
+    if data is not None and combo.currentData() == data:
+        return  # (the usual case, at every edit elsewhere: no search)
     idx = combo.findData(data)
     if idx >= 0 and idx != combo.currentIndex():
         with signals_blocked(combo):

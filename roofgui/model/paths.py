@@ -9,6 +9,20 @@ from pathlib import Path
 APP = "roofgui"
 
 
+def shipped_path(*parts: str) -> Path | None:
+    """A file or directory shipped with the app: ``roofgui/<parts>`` in an install or a bundle,
+    ``<checkout>/<parts>`` in a source checkout; None if neither has it.
+
+    A plain look-up beside the modules, tried before :mod:`importlib.resources`, whose
+    readers cost ~4 ms of start-up to import and are needed only for a zipped install."""
+    package = Path(__file__).resolve().parents[1]
+    for base in (package, package.parent):
+        p = base.joinpath(*parts)
+        if p.exists():
+            return p
+    return None
+
+
 def user_data_dir() -> Path:
     """Where user files live: ``$ROOFGUI_HOME`` if set, else the platform's data dir."""
     override = os.environ.get("ROOFGUI_HOME")
@@ -26,6 +40,21 @@ def user_data_dir() -> Path:
 def user_chip_dir() -> Path:
     """The directory of the user's own chip TOML files."""
     return user_data_dir() / "chips"
+
+
+def user_cache_dir() -> Path:
+    """Where files the app can always rebuild live: ``$ROOFGUI_HOME/cache`` if set, else the
+    platform's cache dir (``$XDG_CACHE_HOME/roofgui``, ``~/Library/Caches/roofgui``, …)."""
+    override = os.environ.get("ROOFGUI_HOME")
+    if override:
+        return Path(override) / "cache"
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / APP / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / APP
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / APP
 
 
 def user_log_dir() -> Path:

@@ -329,36 +329,73 @@ def densify_many(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray],
 #: computed points: 5e-5 decades is under 0.1 px even on a 4K export of one decade.
 DRAW_TOLERANCE = 5e-5
 _STRAIGHT = 1e-12
+_BLOCK = 4096  # points per block of the straight-run test
+
+
+def _dp_step(kx: np.ndarray, ky: np.ndarray, cdx: np.ndarray, cdy: np.ndarray,
+             clen: np.ndarray, seg: np.ndarray, ax: np.ndarray, ay: np.ndarray,
+             tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """One Douglas–Peucker pass over active points (coordinates ``ax``, ``ay``, on chords
+    ``seg`` of the kept points ``kx``, ``ky``): which to keep (the farthest of each chord
+    straying more than ``tol``; indices) and which stay active (their chord split)."""
+    px, py = ax - kx[seg], ay - ky[seg]
+    cl = clen[seg]
+    d = np.abs(cdy[seg] * px - cdx[seg] * py) / cl
+    zero = ~(cl > 0)
+    if zero.any():  # a chord of length 0: the distance from its point
+        d[zero] = np.sqrt(px[zero] ** 2 + py[zero] ** 2)
+    # the active points of one chord are contiguous: the farthest per chord
+    head = np.empty(seg.size, dtype=bool)
+    head[0] = True
+    np.not_equal(seg[1:], seg[:-1], out=head[1:])
+    worst = np.maximum.reduceat(d, np.flatnonzero(head))
+    far = worst[np.cumsum(head) - 1]
+    split = far > tol
+    if not split.any():
+        return np.empty(0, dtype=np.intp), split
+    first = np.flatnonzero(split & (d == far))
+    sf = seg[first]
+    once = np.empty(sf.size, dtype=bool)  # the first such point of each chord
+    once[0] = True
+    np.not_equal(sf[1:], sf[:-1], out=once[1:])
+    pick = first[once]
+    split[pick] = False
+    return pick, split
 
 
 def _douglas_peucker(x: np.ndarray, y: np.ndarray, keep: np.ndarray, act: np.ndarray,
                      tol: float) -> None:
     """Douglas–Peucker passes: ``keep`` (the kept points) grows until no point of
-    ``act`` (sorted indices) is farther than ``tol`` from its chord."""
-    while act.size:
-        kept = np.flatnonzero(keep)
-        kx, ky = x[kept], y[kept]
-        cdx, cdy = np.diff(kx), np.diff(ky)  # per chord: kept[j] .. kept[j + 1]
-        clen = np.sqrt(cdx * cdx + cdy * cdy)
-        seg = np.searchsorted(kept, act) - 1  # the chord each active point lies on
-        px, py = x[act] - kx[seg], y[act] - ky[seg]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            d = np.abs(cdy[seg] * px - cdx[seg] * py) / clen[seg]
-        zero = ~(clen[seg] > 0)
-        if zero.any():  # a chord of length 0: the distance from its point
-            d[zero] = np.sqrt(px[zero] ** 2 + py[zero] ** 2)
-        # the active points of one chord are contiguous: the farthest per chord
-        heads = np.flatnonzero(np.diff(seg, prepend=-1))
-        worst = np.maximum.reduceat(d, heads)
-        far = np.repeat(worst, np.diff(np.append(heads, seg.size)))
-        split = far > tol
-        if not split.any():
-            break
-        first = np.flatnonzero(split & (d == far))
-        _, at = np.unique(seg[first], return_index=True)  # one point per chord
-        keep[act[first[at]]] = True
-        split[first[at]] = False
-        act = act[split]
+    ``act`` (sorted indices) is farther than ``tol`` from its chord.
+
+    Every chord is split on its own, so a long pass is run in blocks of whole chords
+    (the same points kept): temporaries of a few 10 kB come from the heap, where
+    whole-pass ones are fresh pages from the kernel."""
+    kept = np.flatnonzero(keep)
+    ax, ay = x[act], y[act]  # (carried along with act, not gathered again per pass)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        while act.size:
+            kx, ky = x[kept], y[kept]
+            cdx, cdy = kx[1:] - kx[:-1], ky[1:] - ky[:-1]  # per chord: kept[j] .. kept[j + 1]
+            clen = np.sqrt(cdx * cdx + cdy * cdy)
+            seg = kept.searchsorted(act) - 1  # the chord each active point lies on
+            if act.size <= _BLOCK:
+                pick, split = _dp_step(kx, ky, cdx, cdy, clen, seg, ax, ay, tol)
+            else:  # blocks that end where a chord does
+                cuts = np.unique(seg.searchsorted(seg[::_BLOCK]))
+                picks, splits = [], []
+                for lo, hi in zip(cuts, np.append(cuts[1:], seg.size)):
+                    pk, sp = _dp_step(kx, ky, cdx, cdy, clen, seg[lo:hi], ax[lo:hi],
+                                      ay[lo:hi], tol)
+                    picks.append(pk + lo)
+                    splits.append(sp)
+                pick, split = np.concatenate(picks), np.concatenate(splits)
+            if not pick.size:
+                return
+            new = act[pick]
+            keep[new] = True
+            kept = np.sort(np.concatenate((kept, new)))
+            act, ax, ay = act[split], ax[split], ay[split]
 
 
 def simplify_polylines(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray],
@@ -402,14 +439,18 @@ def simplify_polylines(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray],
     # neighbours, to rounding: a roofline sweep is power laws, straight in log-log);
     # any run of m such points strays at most m² · 1e-12 / 8, far below ``tol``.
     straight = np.zeros(n, dtype=bool)
-    if n > 2:
-        x0, x1, x2 = x[:-2], x[1:-1], x[2:]
-        y0, y1, y2 = y[:-2], y[1:-1], y[2:]
+    # in blocks: temporaries of a few 10 kB are reused from the heap, where whole-array
+    # ones (0.5 MB for a busy sweep) are fresh pages from the kernel on every call
+    for lo in range(0, n - 2, _BLOCK):
+        hi = min(lo + _BLOCK, n - 2)
+        x0, x1, x2 = x[lo:hi], x[lo + 1:hi + 1], x[lo + 2:hi + 2]
+        y0, y1, y2 = y[lo:hi], y[lo + 1:hi + 1], y[lo + 2:hi + 2]
         dx, dy = x2 - x0, y2 - y0
         cross = dy * (x1 - x0) - dx * (y1 - y0)
         chord2 = dx * dx + dy * dy
         # distance ≤ _STRAIGHT, without a square root (a zero-length chord: not straight)
-        straight[1:-1] = (cross * cross <= (_STRAIGHT * _STRAIGHT) * chord2) & (chord2 > 0)
+        straight[lo + 1:hi + 1] = (cross * cross <= (_STRAIGHT * _STRAIGHT) * chord2) \
+            & (chord2 > 0)
     inner = np.flatnonzero(~(keep | straight))
     # Douglas–Peucker over the rest.  On every 16th point first, then every 4th,
     # then all: each pass starts from the chords the coarser one kept, so the many
@@ -613,7 +654,8 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
         if e.analysis.work.link and f.link_bandwidth:
             # keyed by the link actually used ("scale-up" resolves per chip: ici, nvlink …)
             links.setdefault(e.chip_id, {})[f.link_name or e.analysis.work.link] = f.link_bandwidth
-        labels[e.chip_id] = f.chip.label()
+        if e.chip_id not in labels:  # (the same scaled chip for every op)
+            labels[e.chip_id] = f.chip.label()
     for c in chips:
         if not peaks.get(c.id):
             # No op runs on this chip (no ops, or all failed): show its bf16 roof.
@@ -630,16 +672,9 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
     # Points.
     points: list[Point] = []
     for e in evaluation.entries:
-        r = e.analysis.result
-        x, y = float(r.intensity), float(r.attainable_flops)
-        if not (x > 0 and y > 0 and math.isfinite(x) and math.isfinite(y)):
-            continue
-        bound = BOUNDS[int(r.bound_code)]
-        ni = float(r.net_intensity)
-        net_x = math.log10(ni) if float(r.net_bytes) > 0 and 0 < ni < math.inf else None
-        points.append(Point(e.op_index, e.phase, e.chip_id, e.label, math.log10(x), math.log10(y),
-                            bound, BOUND_SYMBOLS[bound], colours.get(e.chip_id, 0),
-                            point_tooltip(e), net_x))
+        p = _point(e, colours.get(e.chip_id, 0))
+        if p is not None:
+            points.append(p)
 
     # Extent of interest, for the fit and the roof polylines.
     xs: list[float] = [p.x for p in points] + [p.net_x for p in points if p.net_x is not None]
@@ -675,50 +710,102 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
         fit = (x0, x1, y0, y1)
     xa, xb = fit[0] - span, fit[1] + span
 
+    # Roofs, ridges and regions depend on the chips' peaks, bandwidths, labels and colours
+    # and on the roofs' extent only: an edit that moves points (most edits) finds them in
+    # the memo, the very same objects, which lets the plot skip them by identity.
+    key = (xa, xb, tuple((c.id, labels[c.id], colours[c.id], tuple(peaks[c.id].items()),
+                          hbm[c.id], tuple(links[c.id].items())) for c in chips if c.id in hbm))
+    hit = _CHIP_MEMO.get(key)
+    if hit is None:
+        if len(_CHIP_MEMO) >= 32:
+            _CHIP_MEMO.clear()
+        hit = _CHIP_MEMO[key] = _chip_geometries(key)
+    chip_geoms, regions = hit
+    return RooflineGeometry(chip_geoms, tuple(points), tuple(op_labels(points)), regions, fit,
+                            colours)
+
+
+#: :func:`_chip_geometries` by its key (a few kept: the plots, an export, ...)
+_CHIP_MEMO: dict[tuple, tuple[tuple[ChipGeometry, ...], tuple[Region, ...]]] = {}
+
+
+def _chip_geometries(key: tuple) -> tuple[tuple[ChipGeometry, ...], tuple[Region, ...]]:
+    """Every chip's roofs and ridges, and the regions, from ``(xa, xb, chips)``: the roofs'
+    x extent and per chip ``(id, label, colour, peaks, hbm bandwidth, links)``, where peaks
+    are ``(roof key, (FLOP/s, description))`` and links ``(name, bytes/s)``."""
+    xa, xb, chips = key
     chip_geoms: list[ChipGeometry] = []
-    for c in chips:
-        if c.id not in hbm:
-            continue
-        label = labels.get(c.id, c.label())
+    intensities: list[float] = []
+    for cid, label, colour, pk, bw, links in chips:
         roofs: list[Roof] = []
         ridges: list[Ridge] = []
-        pk = peaks[c.id]
-        top_peak = max(v for v, _ in pk.values())
-        for k, (pv, desc) in sorted(pk.items(), key=lambda kv: kv[1][0]):
-            ridge = pv / hbm[c.id]
-            rx = math.log10(ridge)
-            roofs.append(Roof(c.id, k, "compute", np.array([min(rx, xb), xb]),
-                              np.array([math.log10(pv)] * 2), pv, None,
+        top_peak = max(v for _, (v, _) in pk)
+        for k, (pv, desc) in sorted(pk, key=lambda kv: kv[1][0]):
+            rx = math.log10(pv / bw)
+            roofs.append(Roof(cid, k, "compute", _frozen([min(rx, xb), xb]),
+                              _frozen([math.log10(pv)] * 2), pv, None,
                               f"<b>{label}</b><br>compute roof: {format_si(pv, 'FLOP/s')} "
                               f"({desc})", _roof_label(desc, pv)))
-        bw = hbm[c.id]
         rtop = math.log10(top_peak / bw)
-        roofs.append(Roof(c.id, "hbm", "hbm", np.array([xa, max(rtop, xa)]),
-                          np.array([xa + math.log10(bw), max(rtop, xa) + math.log10(bw)]),
+        roofs.append(Roof(cid, "hbm", "hbm", _frozen([xa, max(rtop, xa)]),
+                          _frozen([xa + math.log10(bw), max(rtop, xa) + math.log10(bw)]),
                           top_peak, bw,
                           f"<b>{label}</b><br>HBM roof: {format_si(bw, 'B/s')}<br>"
                           f"FLOP/s = intensity × {format_si(bw, 'B/s')}"))
-        for ln, lbw in sorted(links[c.id].items()):
+        for ln, lbw in sorted(links):
             lt = math.log10(top_peak / lbw)
-            roofs.append(Roof(c.id, f"link:{ln}", "link", np.array([xa, max(lt, xa)]),
-                              np.array([xa + math.log10(lbw), max(lt, xa) + math.log10(lbw)]),
+            roofs.append(Roof(cid, f"link:{ln}", "link", _frozen([xa, max(lt, xa)]),
+                              _frozen([xa + math.log10(lbw), max(lt, xa) + math.log10(lbw)]),
                               top_peak, lbw,
                               f"<b>{label}</b><br>{ln} link roof: {format_si(lbw, 'B/s')} one-way"
                               f"<br>x = FLOPs per link byte"))
-        for cid, key, ri, pv, what, desc in ridge_list:
-            if cid != c.id:
-                continue
-            ridges.append(Ridge(c.id, key, ri, pv, math.log10(ri), math.log10(pv),
-                                _fmt_intensity(ri),
-                                f"<b>{label}</b><br>ridge ({what} × {desc}): "
-                                f"{_fmt_intensity(ri)} FLOP/byte<br>"
-                                f"peak {format_si(pv, 'FLOP/s')}"))
-        chip_geoms.append(ChipGeometry(c.id, label, colours[c.id], tuple(roofs), tuple(ridges)))
+        for k, (pv, desc) in pk:
+            for rkey, what, ri in [(f"hbm|{k}", "HBM", pv / bw)] + [
+                    (f"link:{ln}|{k}", ln, pv / lbw) for ln, lbw in links]:
+                intensities.append(ri)
+                ridges.append(Ridge(cid, rkey, ri, pv, math.log10(ri), math.log10(pv),
+                                    _fmt_intensity(ri),
+                                    f"<b>{label}</b><br>ridge ({what} × {desc}): "
+                                    f"{_fmt_intensity(ri)} FLOP/byte<br>"
+                                    f"peak {format_si(pv, 'FLOP/s')}"))
+        chip_geoms.append(ChipGeometry(cid, label, colour, tuple(roofs), tuple(ridges)))
+    return tuple(_dedupe_ridge_labels(chip_geoms)), tuple(region_intervals(intensities))
 
-    chip_geoms = _dedupe_ridge_labels(chip_geoms)
-    regions = region_intervals(r[2] for r in ridge_list)
-    return RooflineGeometry(tuple(chip_geoms), tuple(points), tuple(op_labels(points)),
-                            tuple(regions), fit, colours)
+
+def _frozen(values: list[float]) -> np.ndarray:
+    """A read-only array: roof polylines are shared by every geometry using them."""
+    a = np.array(values)
+    a.flags.writeable = False
+    return a
+
+
+#: points by analysis: the model hands back the same analysis object for an op it did not
+#: re-evaluate, so an edit builds only the edited op's points (the others are the same
+#: objects as before, which the plot skips by identity)
+_POINTS: dict[tuple[int, int, str], tuple[object, tuple, Point | None]] = {}
+
+
+def _point(e, colour: int) -> Point | None:
+    """An entry's point (None: nothing to draw, as for a zero or infinite figure)."""
+    a = e.analysis
+    mkey = (id(a), e.op_index, e.phase)
+    want = (e.chip_id, e.label, colour)
+    hit = _POINTS.get(mkey)
+    if hit is not None and hit[0] is a and hit[1] == want:
+        return hit[2]
+    r = a.result
+    x, y = float(r.intensity), float(r.attainable_flops)
+    p = None
+    if x > 0 and y > 0 and math.isfinite(x) and math.isfinite(y):
+        bound = BOUNDS[int(r.bound_code)]
+        ni = float(r.net_intensity)
+        net_x = math.log10(ni) if float(r.net_bytes) > 0 and 0 < ni < math.inf else None
+        p = Point(e.op_index, e.phase, e.chip_id, want[1], math.log10(x), math.log10(y),
+                  bound, BOUND_SYMBOLS[bound], colour, point_tooltip(e), net_x)
+    if len(_POINTS) > 1024:
+        _POINTS.clear()
+    _POINTS[mkey] = (a, want, p)  # (holds the analysis: its id stays its own)
+    return p
 
 
 def _dedupe_ridge_labels(chips: Sequence[ChipGeometry], tol: float = 1e-9) -> list[ChipGeometry]:
@@ -856,6 +943,69 @@ def critical_label(dim: str, value: float) -> str:
     return f"{dim}* = {v}"
 
 
+class _SweepLogs:
+    """The log10 coordinates of sweep curves, with the work their curves share done once.
+
+    Every curve of a sweep has the same x array: its log10, its bounds and whether it
+    rises are computed once, and a curve whose values are all plottable uses that
+    array itself (read-only) rather than a copy.  The numbers are those of the
+    per-curve formula, element by element (``log10`` is elementwise).
+    """
+
+    def __init__(self) -> None:
+        self._x: dict[int, tuple] = {}  # id(x) -> (x, x > 0, log10 x, all x > 0, rising)
+        self._bounds: dict[int, tuple] = {}  # id(log10 array) -> (array, min, max)
+
+    def _of_x(self, x: np.ndarray) -> tuple:
+        e = self._x.get(id(x))
+        if e is None or e[0] is not x:
+            pos = x > 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lx = np.log10(np.where(pos, x, 1.0))
+            lx.flags.writeable = False  # shared by the curves' SweepLines
+            rising = bool(lx.size < 2 or np.all(lx[1:] > lx[:-1]))
+            e = self._x[id(x)] = (x, pos, lx, bool(pos.all()), rising)
+        return e
+
+    def bounds(self, lx: np.ndarray) -> tuple[float, float]:
+        """``(min, max)`` of a curve's log10 x (once per shared array)."""
+        e = self._bounds.get(id(lx))
+        if e is None or e[0] is not lx:
+            e = self._bounds[id(lx)] = (lx, float(lx.min()), float(lx.max()))
+        return e[1], e[2]
+
+    def curve(self, c, mode: str):
+        """``(lx, ly, crit_y)`` of a curve: its plottable points (log10) and a function of
+        log10 x giving the compute side's value there (the critical marker's y)."""
+        x = np.asarray(c.x, dtype=np.float64)
+        _, pos, lx_all, all_pos, rising = self._of_x(x)
+        r = c.result
+        with np.errstate(divide="ignore", invalid="ignore"):
+            val = np.asarray(r.attainable_flops if mode == "flops" else r.t_lower, dtype=np.float64)
+            good = (val > 0) & np.isfinite(val)
+            if all_pos and rising and val.shape == x.shape and good.all():
+                # every point plottable (the usual case): no masking, no copies
+                lx, ly, ok = lx_all, np.log10(np.ascontiguousarray(val)), None
+            else:
+                ok = pos & good
+                lx, ly = lx_all[ok], np.log10(np.where(ok, val, 1.0))[ok]
+
+        def crit_y(lc: float) -> float:
+            tm = np.broadcast_to(np.asarray(r.t_math, dtype=np.float64), x.shape)
+            fl = np.broadcast_to(np.asarray(r.flops, dtype=np.float64), x.shape)
+            if ok is None:
+                # np.interp reads only the two points around lc: compute just those
+                j = min(max(int(np.searchsorted(lx, lc, side="right")) - 1, 0), lx.size - 2)
+                at, xp = slice(j, j + 2), lx[j:j + 2]
+            else:
+                at, xp = ok, lx
+            tm, fl = np.ascontiguousarray(tm[at]), np.ascontiguousarray(fl[at])
+            comp = np.log10(fl / tm) if mode == "flops" else np.log10(tm)
+            return float(np.interp(lc, xp, comp))
+
+        return lx, ly, crit_y
+
+
 def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None = None,
                    n_colours: int = 8) -> SweepGeometry:
     """Curves (log10), critical markers and the fit range for the sweep plot.
@@ -884,45 +1034,49 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
         colours = assign_colours(chip_ids, previous_colours, n_colours)
     lines: list[SweepLine] = []
     xs, ys = [], []
-    for c in curves:
-        x = np.asarray(c.x, dtype=np.float64)
-        r = c.result
-        with np.errstate(divide="ignore", invalid="ignore"):
-            val = np.asarray(r.attainable_flops if mode == "flops" else r.t_lower, dtype=np.float64)
-            ok = (x > 0) & (val > 0) & np.isfinite(val)
-            lx = np.log10(np.where(ok, x, 1.0))
-            ly = np.log10(np.where(ok, val, 1.0))
-        lx, ly = lx[ok], ly[ok]
+    logs = _SweepLogs()
+    chip_labels: dict[int, str] = {}
+    seen: list[tuple[str, float]] = []  # critical labels drawn so far (text, x)
+    pts = [logs.curve(c, mode) for c in curves]
+    masks = simplify_polylines([lx for lx, _, _ in pts], [ly for _, ly, _ in pts])
+    for c, (lx, ly, comp), m in zip(curves, pts, masks):
         crit = c.critical
         cx = cy = None
         clabel = ""
         if crit is not None and np.isfinite(crit) and crit > 0 and lx.size >= 2:
             lc = math.log10(crit)
-            if lx.min() <= lc <= lx.max():
-                tm = np.broadcast_to(np.asarray(r.t_math, dtype=np.float64), x.shape)[ok]
-                fl = np.broadcast_to(np.asarray(r.flops, dtype=np.float64), x.shape)[ok]
-                comp = np.log10(fl / tm) if mode == "flops" else np.log10(tm)
-                cx, cy = lc, float(np.interp(lc, lx, comp))
+            lo, hi = logs.bounds(lx)
+            if lo <= lc <= hi:
+                cx, cy = lc, comp(lc)
                 clabel = critical_label(dim, crit)
+        chip_label = chip_labels.get(id(c.chip))
+        if chip_label is None:
+            chip_label = chip_labels[id(c.chip)] = c.chip.label()
         label_op = f"{c.op.name} · {c.phase}" if c.phase else c.op.name
+        full = f"{label_op} — {chip_label}"  # (c.label)
         oi = op_order[(c.op_index, c.phase)]
         if by_op:
             colour, dash, legend = colours[f"op:{oi}"], "solid", label_op
         else:
-            colour, dash, legend = colours[c.chip.id], OP_DASHES[oi % len(OP_DASHES)], c.label
-        tip = f"<b>{label_op}</b> on <b>{c.chip.label()}</b>"
+            colour, dash, legend = colours[c.chip.id], OP_DASHES[oi % len(OP_DASHES)], full
+        tip = f"<b>{label_op}</b> on <b>{chip_label}</b>"
         if crit is not None:
             tip += f"<br>critical {critical_label(dim, crit)}"
         else:
             tip += f"<br>no critical {dim}: the bound does not change along {dim}"
-        lines.append(SweepLine(c.op_index, c.phase, c.chip.id, c.label, label_op, c.chip.label(),
-                               colour, dash, lx, ly, crit, cx, cy, clabel, legend, tip))
+        # a label already drawn with the same text at the same x (identical curves): once
+        shown = True
+        if cx is not None and clabel:
+            shown = not any(t == clabel and abs(x - cx) <= 1e-9 for t, x in seen)
+            if shown:
+                seen.append((clabel, cx))
+        lines.append(SweepLine(c.op_index, c.phase, c.chip.id, full, label_op, chip_label,
+                               colour, dash, lx, ly, crit, cx, cy, clabel,
+                               legend, tip, shown, lx[m], ly[m]))
         if lx.size:
-            xs += [float(lx.min()), float(lx.max())]
+            lo, hi = logs.bounds(lx)
+            xs += [lo, hi]
             ys += [float(ly.min()), float(ly.max())]
-    lines = dedupe_critical_labels(lines)
-    masks = simplify_polylines([ln.x for ln in lines], [ln.y for ln in lines])
-    lines = [replace(ln, draw_x=ln.x[m], draw_y=ln.y[m]) for ln, m in zip(lines, masks)]
     if xs:
         x0, x1 = min(xs), max(xs)
         pad = 0.02 * max(x1 - x0, 0.5)  # keep the end ticks' labels clear of the frame

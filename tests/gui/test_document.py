@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -169,6 +170,7 @@ def _examples_dir(tmp_path, monkeypatch):
                                               encoding="utf-8")
     monkeypatch.setattr(document, "resources",
                         types.SimpleNamespace(files=lambda name: tmp_path / "pkg"))
+    monkeypatch.setattr(document, "shipped_path", lambda *parts: tmp_path / "pkg" / Path(*parts))
     return d
 
 

@@ -1,0 +1,197 @@
+"""The sweep plot: attainable FLOP/s (or time per op) against a swept dimension, one
+curve per op × chip, with each curve's critical value marked.  It only draws: every
+coordinate comes from :func:`roofgui.model.plotdata.sweep_geometry`.  (Moved out of
+:mod:`.plots`, which re-exports it.)
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pyqtgraph as pg
+
+from ..model import plotdata as pd
+from .plot_base import _LogPlot
+from .plot_items import (_Curve, _face, _font, _halo, _pen, _qcolor, _set_anchor,
+                         _text_px)
+from .style import PlotStyle
+
+__all__ = ["SweepPlot"]
+
+
+class SweepPlot(_LogPlot):
+    """Attainable FLOP/s (or time per op) against a swept dimension; one curve per op × chip.
+
+    Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]``,
+    ``crit_guides[key]``, ``crit_labels[key]``, ``legend``, ``geometry``.
+    """
+
+    def __init__(self, parent=None, style: PlotStyle | None = None):
+        super().__init__(parent, style, "plain", "si")
+        self._x_title = "B (batch, tokens)"
+        self._y_title = "Attainable performance (FLOP/s)"
+        self.geometry: pd.SweepGeometry | None = None
+        self.curves: dict[tuple[int, str, str], _Curve] = {}
+        self.crit_markers: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
+        self.crit_guides: dict[tuple[int, str, str], _Curve] = {}
+        self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
+        self._colours: dict[str, int] = {}
+        self._apply_base_style()
+
+    def update_from(self, scenario, curves, colours: Mapping[str, int] | None = None) -> None:
+        """Show sweep curves; the view refits when the swept dimension or y quantity changes.
+
+        ``colours``: palette slots per chip id to keep (pass the roofline's
+        ``geometry.colours`` so a chip has one colour in both plots).
+        """
+        prev = dict(self._colours)
+        prev.update({k: v for k, v in (colours or {}).items() if not k.startswith("op:")})
+        g = pd.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette))
+        self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
+            or self._colours
+        old = self.geometry
+        refit = (old is None or g.y_kind != old.y_kind or g.dim != old.dim
+                 or (not self.user_view and g.fit != old.fit))
+        self._adopt(g)
+        live = {ln.key for ln in g.lines}
+        for k in list(self.curves):
+            if k not in live:
+                self._drop(self.curves, k, ("curve",))
+                self._drop(self.crit_markers, k, ("crit",))
+                self._drop(self.crit_guides, k, ("critguide",))
+                self._drop(self.crit_labels, k, ("critlabel",))
+        for ln in g.lines:
+            k = ln.key
+            if k not in self.curves:
+                self.curves[k] = self._new_curve(0, pool=("curve",) + k)
+                self.crit_markers[k] = self._new_scatter(10, pool=("crit",) + k)
+                self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
+                self.crit_labels[k] = self._new_text(20, pool=("critlabel",) + k)
+            self._set_curve(("curve",) + k, self.curves[k], ln.draw_x, ln.draw_y)
+            has = ln.crit_x is not None
+            if has:
+                self._move_spot(("crit",) + k, self.crit_markers[k], ln.crit_x, ln.crit_y,
+                                ln.tooltip)
+                self._set_curve(("critguide",) + k, self.crit_guides[k], [ln.crit_x, ln.crit_x],
+                                [ln.crit_y, -pd.LOG_INF])
+                self._set_text(("critlabel",) + k, self.crit_labels[k], ln.crit_label)
+            for item in (self.crit_markers[k], self.crit_guides[k]):
+                item.setVisible(has)
+            self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
+        self._restyle_items()
+        self._rebuild_legend()
+        if refit and g.lines:
+            self.fit(layout=False)
+        self._layout_annotations()
+
+    def _move_spot(self, key, item: pg.ScatterPlotItem, x: float, y: float, tip: str) -> None:
+        """A critical marker (a one-spot scatter) to a new place: its record is changed in
+        place, keeping its look, rather than rebuilt by ``setData`` (~0.25 ms each)."""
+        if not self._changed(("data",) + key, ((x,), (y,), (tip,), None)):
+            return
+        d = item.data
+        if len(d) != 1:
+            item.setData(x=[x], y=[y], data=[tip])
+            return
+        d["x"][0], d["y"][0], d["data"][0] = x, y, tip
+        # what ScatterPlotItem.addPoints does after new data, its spot styles aside
+        item.prepareGeometryChange()
+        item.informViewBoundsChanged()
+        item.bounds = [None, None]
+        item.invalidate()
+        item.sigPlotChanged.emit(item)
+
+    def _restyle_items(self) -> None:
+        s = self.style
+        g = self.geometry
+        if g is None:
+            return
+        face = _face(s)
+        for ln in g.lines:
+            col = s.colour(ln.colour)
+            if not self._changed(("style", "curve") + ln.key, (id(s), col, ln.dash)):
+                continue
+            self.curves[ln.key].setPen(_pen(col, s.curve_width, ln.dash))
+            m = self.crit_markers[ln.key]
+            m.setSymbol("o")
+            m.setSize(s.ridge_size * 1.3)
+            m.setPen(_pen(col, s.marker_outline * 1.5))
+            m.setBrush(pg.mkBrush(face))
+            self.crit_guides[ln.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
+            lab = self.crit_labels[ln.key]
+            lab.setColor(_qcolor(col))
+            lab.setFont(_font(s, s.annotation_font_pt, bold=True))
+            lab.fill = _halo(s)
+
+    def _rebuild_legend(self) -> None:
+        g = self.geometry
+        s = self.style
+        if g is None:
+            return
+        sig = (tuple((ln.key, ln.legend, ln.colour, ln.dash) for ln in g.lines), id(s))
+        if sig == self._legend_signature:
+            return
+        self._legend_signature = sig
+        chips = list(dict.fromkeys((ln.chip_label, ln.colour) for ln in g.lines))
+        ops = list(dict.fromkeys((ln.op_label, ln.dash) for ln in g.lines))
+        if len({c for c, _ in chips}) > 1 and len({o for o, _ in ops}) > 1:
+            # several chips and several ops: colour = chip, line style = op, listed apart
+            entries = [(name, self._sample(pen=_pen(s.colour(col), s.curve_width)))
+                       for name, col in chips]
+            entries += [(name, self._sample(pen=_pen(s.neutral, s.curve_width, dash)))
+                        for name, dash in ops]
+        else:
+            entries = [(ln.legend, self._sample(pen=_pen(s.colour(ln.colour), s.curve_width,
+                                                        ln.dash)))
+                       for ln in g.lines]
+        self._legend_entries(entries)
+
+    def _lay_out(self) -> None:
+        g = self.geometry
+        if g is not None:
+            s = self.style
+            x0, x1, y0, y1 = self.view_range()
+            px_x = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
+            char_w = _text_px(s, s.annotation_font_pt) * 0.5
+            lines = sorted((ln for ln in g.lines if ln.crit_x is not None and ln.crit_label_shown),
+                           key=lambda ln: ln.crit_x)
+            widths = [(len(ln.crit_label) + 1.5) * char_w / px_x for ln in lines]
+            rows = pd.stack_rows([ln.crit_x for ln in lines], widths)
+            for ln, row in zip(lines, rows):
+                lab = self.crit_labels[ln.key]
+                lab.setPos(ln.crit_x, y0)
+                _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
+        self._place_legend()
+
+    def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        g = self.geometry
+        if g is None or not g.lines:
+            return np.empty(0), np.empty(0)
+        x0, x1, _, _ = self.view_range()
+        dx, dy = pd.densify_many([ln.draw_x for ln in g.lines], [ln.draw_y for ln in g.lines],
+                                 (x1 - x0) / 150.0)
+        sx, sy = self._to_scene(dx, dy)
+        tx, ty = self._label_samples(self.crit_labels.values())
+        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+
+    def _bottom_labels(self) -> list:
+        return list(self.crit_labels.values())
+
+    def _readout_text(self, x_log: float, y_log: float) -> str:
+        g = self.geometry
+        kind = g.y_kind if g else "si"
+        dim = g.dim if g else "x"
+        unit = "FLOP/s" if kind == "si" else ""
+        return (f"{dim} = {pd.tick_label_exact(x_log, 'plain')}   "
+                f"{pd.tick_label_exact(y_log, kind)}{unit}")
+
+    def tooltip_at_scene(self, scene_pos) -> str | None:
+        tip = self._spot_tip(self.crit_markers.values(), scene_pos)
+        g = self.geometry
+        if tip is not None or g is None:
+            return tip
+        for ln in g.lines:
+            if self._curve_hit(self.curves[ln.key], scene_pos):
+                return ln.tooltip
+        return None
