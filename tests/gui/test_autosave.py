@@ -33,11 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 Yes, No = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    return Catalog.load(user_dir=False)
-
-
 @pytest.fixture
 def asked(monkeypatch):
     """Record every restore question; answer from ``asked.answers`` (default: fail loudly)."""

@@ -328,11 +328,6 @@ class Fuzzer:
             self.misc()
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    return Catalog.load(user_dir=False)
-
-
 @pytest.fixture
 def window(qtbot, shipped):
     w = open_window(shipped, size=(900, 620))

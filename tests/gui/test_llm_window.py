@@ -14,16 +14,10 @@ from PySide6.QtWidgets import QApplication, QComboBox
 from roofgui.gui.llm_sweep import LlmSweepPlot
 from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP
 from roofgui.model import llm
-from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import Scenario
 from roofgui.model.units import format_si, format_time
 
 from gui_helpers import EXAMPLES, close_quietly, flush, open_window  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return Catalog.load(user_dir=False)
 
 
 @pytest.fixture

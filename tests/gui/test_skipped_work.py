@@ -11,21 +11,8 @@ from PySide6.QtCore import Qt
 import roofgui.gui.widgets as widgets_mod
 from roofgui.gui.results import _KEY_ROLE, ResultsPanel
 from roofgui.gui.widgets import QuantityEdit, make_combo, set_combo_items
-from roofgui.model.catalog import Catalog
 
-from gui_helpers import close_quietly, flush, open_window  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return Catalog.load(user_dir=False)
-
-
-@pytest.fixture
-def window(qtbot, shipped):
-    w = open_window(shipped)
-    yield w
-    close_quietly(w)
+from gui_helpers import flush  # noqa: E402
 
 
 def cells(panel: ResultsPanel) -> list[tuple]:

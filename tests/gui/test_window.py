@@ -15,20 +15,7 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import default_scenario, load_scenario
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    """The shipped chips, loaded once (tests here make no custom chips)."""
-    return Catalog.load(user_dir=False)
-
-
-@pytest.fixture
-def window(qtbot, shipped):
-    w = open_window(shipped)
-    yield w
-    close_quietly(w)
+from gui_helpers import EXAMPLES, close_quietly, flush  # noqa: E402
 
 
 def point(w, op=0, chip="tpu-v5e"):
