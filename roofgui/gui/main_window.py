@@ -510,6 +510,7 @@ class MainWindow(QMainWindow):
             from .plots import SweepPlot
 
             p = SweepPlot(style=self.roofline_plot.style)  # (the window's style: _apply_palette)
+            p.draw_through_canvases()  # (an edit strokes the edited op's curves only)
             p.setAccessibleName("Sweep plot")
             self.sweep_stack.insertWidget(0, p)  # (the LLM view, if built already, stays shown)
             self._sweep_plot = p

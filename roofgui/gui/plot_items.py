@@ -366,9 +366,33 @@ class _Curve(pg.PlotCurveItem):
     symbols these lines never have) and costs ~8× as much per ``setData``.  ``curve``
     is the item itself, for code written against PlotDataItem."""
 
+    #: the :class:`_Canvas` that draws this line (None: it paints itself), the group of
+    #: lines it belongs to there (an op) and a count of its changes since it joined
+    _canvas: "_Canvas | None" = None
+    _group: object = None
+    _rev = 0
+
     @property
     def curve(self) -> "_Curve":
         return self
+
+    def update(self, *args):
+        """A change of data or look: on a canvas, tell the canvas (which repaints); else
+        repaint as usual.  (pyqtgraph asks for a repaint after every such change.)"""
+        canvas = self._canvas
+        if canvas is None:
+            super().update(*args)
+        else:
+            self._rev += 1
+            canvas.member_changed(self)
+
+    def itemChange(self, change, value):  # noqa: N802 (Qt's name)
+        ret = super().itemChange(change, value)
+        if (change == self.GraphicsItemChange.ItemVisibleHasChanged
+                and self._canvas is not None):
+            self._rev += 1
+            self._canvas.member_changed(self)
+        return ret
 
     def setData(self, *args, **kargs):  # noqa: N802 (pyqtgraph's name)
         """``setData(x, y)`` with two same-shape 1-D float arrays (what the plots pass) goes
@@ -414,6 +438,132 @@ class _Curve(pg.PlotCurveItem):
             p.drawLines(*self._getLineSegments())
         else:
             p.drawPath(self.getPath())
+
+
+class _Canvas(pg.GraphicsObject):
+    """Draws a screen plot's lines of one z value, those an edit leaves alone from a cache.
+
+    The lines (``_Curve`` members) stay the plot's items — data, pens, bounds, hit tests,
+    tooltips — but no longer paint themselves (``ItemHasNoContents``): the canvas paints
+    them, in the order :meth:`set_members` gives, each with its own ``paint``.  The group
+    of lines that changed last on its own (the op being edited) is drawn directly; the
+    members before it and those after it are each drawn once into an image the size of
+    the view at its device pixel ratio and then blitted 1:1, until one of their lines,
+    the view's transform, its size or its pixel ratio changes.  So a keystroke in one
+    op's fields strokes that op's lines only, and a repaint that changes no line (the
+    readout under the mouse) strokes none of the others.
+
+    Only on screen: an export draws its lines itself (vector formats stay vectors).
+    """
+
+    def __init__(self, vb: pg.ViewBox, z: float) -> None:
+        super().__init__()
+        self._vb = vb
+        self.members: list[tuple[object, _Curve]] = []  # (group, line), in drawing order
+        self.hot: object = None  # the group drawn directly
+        self._changed: set = set()  # groups changed since the last paint
+        self._images: dict[str, tuple[tuple, QtGui.QImage]] = {}  # "below"/"above"
+        #: images drawn so far (for tests: a repaint of unchanged lines draws none)
+        self.renders = 0
+        self._rect = QtCore.QRectF()
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+        vb.addItem(self, ignoreBounds=True)
+        vb.sigRangeChanged.connect(self._view_changed)
+        vb.sigResized.connect(self._view_changed)
+        self._view_changed()
+
+    def set_members(self, members: list[tuple[object, "_Curve"]]) -> None:
+        """The lines to draw, in drawing order, each with its group (lines of one group
+        are given together)."""
+        if len(members) == len(self.members) and all(
+                g == h and a is b for (g, a), (h, b) in zip(members, self.members)):
+            return
+        for g, item in members:
+            if item._canvas is not self:
+                item._canvas = self
+                item.setFlag(item.GraphicsItemFlag.ItemHasNoContents, True)
+            item._group = g
+        self.members = list(members)
+        self._changed.update(g for g, _ in members)
+        self.update()
+
+    def member_changed(self, item: "_Curve") -> None:
+        self._changed.add(item._group)
+        self.update()
+
+    def _view_changed(self, *_args) -> None:
+        # the view's rectangle, padded (the bounds must cover what is shown; the view
+        # box clips what lies outside)
+        r = self._vb.viewRect()
+        w, h = max(r.width(), 1e-9), max(r.height(), 1e-9)
+        r = r.adjusted(-w, -h, w, h)
+        if r != self._rect:
+            self.prepareGeometryChange()
+            self._rect = r
+
+    def boundingRect(self):  # noqa: N802 (Qt's name)
+        return self._rect
+
+    def shape(self):  # never under the mouse: the lines themselves are
+        return QtGui.QPainterPath()
+
+    def _split(self) -> tuple[list, list, list]:
+        """(below, live, above): the members before the hot group, from its first line to
+        its last, and after it."""
+        m = self.members
+        at = [i for i, (g, _) in enumerate(m) if g == self.hot]
+        if not at:
+            return [it for _, it in m], [], []
+        return ([it for _, it in m[:at[0]]], [it for _, it in m[at[0]:at[-1] + 1]],
+                [it for _, it in m[at[-1] + 1:]])
+
+    def paint(self, p, opt, widget):
+        changed, self._changed = self._changed, set()
+        if len(changed) == 1:
+            self.hot = next(iter(changed))
+        below, live, above = self._split()
+        if widget is None or isinstance(widget, _GLWidget):  # no view to cache for
+            for item in below + live + above:
+                if item.isVisible():
+                    item.paint(p, opt, widget)
+            return
+        tr = p.combinedTransform()
+        dpr = widget.devicePixelRatioF()
+        size = widget.size()
+        view = (tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy(), size.width(),
+                size.height(), dpr)
+        self._blit(p, "below", below, view, tr, dpr, size, opt, widget)
+        for item in live:
+            if item.isVisible():
+                item.paint(p, opt, widget)
+        self._blit(p, "above", above, view, tr, dpr, size, opt, widget)
+
+    def _blit(self, p, name, items, view, tr, dpr, size, opt, widget) -> None:
+        shown = [it for it in items if it.isVisible() and it.xData is not None and len(it.xData)]
+        if not shown:
+            self._images.pop(name, None)
+            return
+        sig = view + tuple((id(it), it._rev) for it in shown)
+        hit = self._images.get(name)
+        if hit is None or hit[0] != sig:
+            w, h = max(1, math.ceil(size.width() * dpr)), max(1, math.ceil(size.height() * dpr))
+            img = hit[1] if hit is not None and (hit[1].width(), hit[1].height()) == (w, h) \
+                else QtGui.QImage(w, h, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+            img.setDevicePixelRatio(dpr)
+            img.fill(0)
+            ip = QtGui.QPainter(img)
+            ip.setWorldTransform(tr)
+            for it in shown:
+                it.paint(ip, opt, widget)
+            ip.end()
+            self._images[name] = hit = (sig, img)
+            self.renders += 1
+        p.save()
+        p.resetTransform()
+        p.drawImage(QtCore.QPointF(0.0, 0.0), hit[1])
+        p.restore()
 
 
 class _Sample(pg.ItemSample):

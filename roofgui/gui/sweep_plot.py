@@ -13,7 +13,7 @@ import pyqtgraph as pg
 
 from ..model import plotdata as pd
 from .plot_base import _LogPlot
-from .plot_items import (_Curve, _face, _font, _halo, _pen, _qcolor, _set_anchor,
+from .plot_items import (_Canvas, _Curve, _face, _font, _halo, _pen, _qcolor, _set_anchor,
                          _text_px)
 from .style import PlotStyle
 
@@ -37,7 +37,29 @@ class SweepPlot(_LogPlot):
         self.crit_guides: dict[tuple[int, str, str], _Curve] = {}
         self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
         self._colours: dict[str, int] = {}
+        #: each curve's log10 points and drawing, reused for the curves an edit leaves alone
+        self._memo = pd.SweepMemo()
+        #: on screen, the curves and the critical guides are drawn by a canvas each
+        #: (:meth:`draw_through_canvases`); None: every line paints itself (exports)
+        self.canvases: dict[str, _Canvas] | None = None
         self._apply_base_style()
+
+    def draw_through_canvases(self) -> None:
+        """Draw the curves and guides through canvases that keep the lines an edit leaves
+        alone as pictures (:class:`~roofgui.gui.plot_items._Canvas`): for the window's
+        plot, never for an export's."""
+        if self.canvases is None:
+            self.canvases = {"curve": _Canvas(self.vb, 0), "critguide": _Canvas(self.vb, -20)}
+            self._sync_canvases()
+
+    def _sync_canvases(self) -> None:
+        g = self.geometry
+        if self.canvases is None or g is None:
+            return
+        # in the geometry's order (op by op, as an export draws them), grouped by op
+        self.canvases["curve"].set_members([(ln.key[:2], self.curves[ln.key]) for ln in g.lines])
+        self.canvases["critguide"].set_members([(ln.key[:2], self.crit_guides[ln.key])
+                                                for ln in g.lines])
 
     def update_from(self, scenario, curves, colours: Mapping[str, int] | None = None) -> None:
         """Show sweep curves; the view refits when the swept dimension or y quantity changes.
@@ -47,7 +69,8 @@ class SweepPlot(_LogPlot):
         """
         prev = dict(self._colours)
         prev.update({k: v for k, v in (colours or {}).items() if not k.startswith("op:")})
-        g = pd.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette))
+        g = pd.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette),
+                             memo=self._memo)
         self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
             or self._colours
         old = self.geometry
@@ -79,6 +102,7 @@ class SweepPlot(_LogPlot):
             for item in (self.crit_markers[k], self.crit_guides[k]):
                 item.setVisible(has)
             self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
+        self._sync_canvases()
         self._restyle_items()
         self._rebuild_legend()
         if refit and g.lines:

@@ -455,9 +455,21 @@ def simplify_polylines(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray],
     # Douglas–Peucker over the rest.  On every 16th point first, then every 4th,
     # then all: each pass starts from the chords the coarser one kept, so the many
     # points of a smooth curve are measured a few times instead of once per split.
+    # Strides count within each polyline (from its first point still in play), and a
+    # polyline takes the coarse passes only if it has many points of its own: so a
+    # polyline keeps the same points whatever other polylines it is simplified with.
+    owner = np.searchsorted(ends, inner, side="right")  # the polyline of each point
+    many = np.bincount(owner, minlength=len(sizes))  # its points in play at the start
     for stride in (16, 4, 1):
-        if stride == 1 or inner.size > 64 * stride:
-            _douglas_peucker(x, y, keep, inner[~keep[inner]][::stride], tol)
+        live = ~keep[inner]
+        act = inner[live]
+        if stride > 1:
+            own = owner[live]
+            rank = np.arange(own.size) - np.searchsorted(own, own, side="left")
+            act = act[(rank % stride == 0) & (many[own] > 64 * stride)]
+            if not act.size:
+                continue
+        _douglas_peucker(x, y, keep, act, tol)
     out, lo = [], 0
     for s in sizes:
         out.append(keep[lo:lo + s].copy())
@@ -1006,8 +1018,28 @@ class _SweepLogs:
         return lx, ly, crit_y
 
 
+class SweepMemo:
+    """What :func:`sweep_geometry` worked out for each curve last time, for the next call.
+
+    A curve whose result arrays are the very objects of last time (the model hands an
+    unchanged op's cached results back: :func:`~roofgui.model.scenario.sweep_scenario`)
+    keeps its log10 points and its simplified drawing, which are pure functions of those
+    arrays; only the curves of an edited op are converted and simplified again.  Holds
+    the last call's curves alone, so it never outgrows the sweep on show.  Keep one per
+    plot (the window's plot and an export's each have their own).
+    """
+
+    def __init__(self) -> None:
+        self.logs = _SweepLogs()
+        #: (id(result), id(x), mode) -> (result, x, lx, ly, crit_y, draw_x, draw_y)
+        self.curves: dict[tuple, tuple] = {}
+        #: curves converted and simplified by the last call (the rest were reused)
+        self.computed = 0
+
+
 def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None = None,
-                   n_colours: int = 8) -> SweepGeometry:
+                   n_colours: int = 8,
+                   memo: SweepMemo | None = None) -> SweepGeometry:
     """Curves (log10), critical markers and the fit range for the sweep plot.
 
     ``scenario.sweep.y`` chooses attainable FLOP/s (``"flops"``) or time per op
@@ -1034,12 +1066,35 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
         colours = assign_colours(chip_ids, previous_colours, n_colours)
     lines: list[SweepLine] = []
     xs, ys = [], []
-    logs = _SweepLogs()
+    if memo is None:
+        memo = SweepMemo()
+    elif len(memo.logs._x) > 8 or len(memo.logs._bounds) > 1024:  # (sweeps no longer shown)
+        memo.logs = _SweepLogs()
+    logs = memo.logs
     chip_labels: dict[int, str] = {}
     seen: list[tuple[str, float]] = []  # critical labels drawn so far (text, x)
-    pts = [logs.curve(c, mode) for c in curves]
-    masks = simplify_polylines([lx for lx, _, _ in pts], [ly for _, ly, _ in pts])
-    for c, (lx, ly, comp), m in zip(curves, pts, masks):
+    # each curve's log10 points and drawing: reused when its result arrays are unchanged
+    # (two identical ops share one cached result: one entry serves both curves)
+    known, fresh = memo.curves, {}
+    keys, todo = [], []
+    for c in curves:
+        key = (id(c.result), id(c.x), mode)
+        keys.append(key)
+        if key in fresh:
+            continue
+        e = known.get(key)
+        if e is None or e[0] is not c.result or e[1] is not c.x:
+            e = (c.result, c.x) + logs.curve(c, mode)
+            todo.append(key)
+        fresh[key] = e
+    if todo:
+        masks = simplify_polylines([fresh[k][2] for k in todo], [fresh[k][3] for k in todo])
+        for k, m in zip(todo, masks):
+            e = fresh[k]
+            fresh[k] = e[:5] + (e[2][m], e[3][m])
+    memo.curves, memo.computed = fresh, len(todo)
+    pts = [fresh[k] for k in keys]
+    for c, (_, _, lx, ly, comp, draw_x, draw_y) in zip(curves, pts):
         crit = c.critical
         cx = cy = None
         clabel = ""
@@ -1072,7 +1127,7 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
                 seen.append((clabel, cx))
         lines.append(SweepLine(c.op_index, c.phase, c.chip.id, full, label_op, chip_label,
                                colour, dash, lx, ly, crit, cx, cy, clabel,
-                               legend, tip, shown, lx[m], ly[m]))
+                               legend, tip, shown, draw_x, draw_y))
         if lx.size:
             lo, hi = logs.bounds(lx)
             xs += [lo, hi]

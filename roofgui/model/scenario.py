@@ -505,10 +505,125 @@ class SweepCurve:
         return f"{base} — {self.chip.label()}"
 
 
+#: Per-op sweeps, so that an edit of one op of several sweeps that op alone (as
+#: ``_PHASE_CACHE`` does for the roofline): keyed by the op's fields, the chips (by
+#: identity), the settings and the swept dimension and points.  A sweep is large
+#: (13 arrays per chip: 1.7 MB for 8 chips × 2,000 points), so the cache is bounded by
+#: the bytes it holds, not by a count.
+_SWEEP_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()
+_SWEEP_CACHE_BYTES = 48 * 1024 * 1024
+_SWEEP_LOCK = threading.Lock()
+_sweep_bytes = 0
+#: the points of the last few sweep specs, one read-only array each, so that every op
+#: of a sweep (and the next sweep of the same points) shares one ``x``
+_SWEEP_X: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+
+
+def _shared_sweep_values(spec: SweepSpec) -> np.ndarray:
+    key = (float(spec.start), float(spec.stop), int(spec.points))
+    with _SWEEP_LOCK:
+        x = _SWEEP_X.get(key)
+        if x is not None:
+            _SWEEP_X.move_to_end(key)
+            return x
+    x = np.asarray(sweep_values(spec), dtype=np.float64)
+    x.flags.writeable = False  # shared by every curve of every sweep of these points
+    with _SWEEP_LOCK:
+        _SWEEP_X[key] = x
+        while len(_SWEEP_X) > 8:
+            _SWEEP_X.popitem(last=False)
+    return x
+
+
+def _sweep_op(kind, op: OpSpec, chips: list[Chip], settings: Settings, dim: str,
+              x: np.ndarray) -> list[tuple[str, list, list]]:
+    """One op swept along ``dim``: per phase, ``(phase, cells, problems)`` where a cell is
+    ``(chip, Result, critical value of dim or None)`` and a problem ``(chip name or None,
+    message)``.  Every result array is read-only: cached results are shared."""
+    base, shard = op.full_dims(), op.shard_obj()
+    dims = dict(base)
+    dims[dim] = x
+    out: list[tuple[str, list, list]] = []
+    for phase in kind.phases:
+        problems: list[tuple[str | None, str]] = []
+        try:
+            work = op_work(kind, dims, op.dtypes, shard, op.params, phase)
+        except ModelError as e:
+            out.append((phase, [], [(None, str(e))]))
+            continue
+        ok_figs = []
+        for chip in chips:
+            try:
+                ok_figs.append(chip_figures(chip, work, settings))
+            except ModelError as e:
+                problems.append((chip.name, str(e)))
+        if not ok_figs:
+            out.append((phase, [], problems))
+            continue
+        res = evaluate_figures(work, ok_figs)  # evaluate_many, without a second lookup
+        crits = critical_values_many(kind, base, ok_figs, dtypes=op.dtypes, shard=shard,
+                                     params=op.params, phase=phase, names=[dim])
+        arrays = [getattr(res, f) for f in _RESULT_FIELDS]
+        for a in arrays:
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        # each chip's Result: row c of every field (iterating an array yields its rows)
+        cells = [(figs.chip, Result(*row), crit.get(dim))
+                 for figs, crit, row in zip(ok_figs, crits, zip(*arrays))]
+        out.append((phase, cells, problems))
+    return out
+
+
+def _sweep_nbytes(per_phase: list[tuple[str, list, list]]) -> int:
+    seen: dict[int, int] = {}
+    for _, cells, _ in per_phase:
+        for _, res, _ in cells:
+            for f in _RESULT_FIELDS:
+                a = getattr(res, f)
+                base = a.base if isinstance(a, np.ndarray) and a.base is not None else a
+                if isinstance(base, np.ndarray):
+                    seen[id(base)] = base.nbytes
+    return sum(seen.values()) + 1024
+
+
+def _cached_sweep(kind, op: OpSpec, chips: list[Chip], settings: Settings, dim: str,
+                  x: np.ndarray, shared_x: bool) -> list[tuple[str, list, list]]:
+    """:func:`_sweep_op`, remembered when ``x`` is a shared sweep array: the same op on the
+    same chip objects and points gives the same (read-only) results."""
+    global _sweep_bytes
+    key = _op_key(kind, op, chips, settings) if shared_x else None
+    if key is not None:
+        key = key + (dim, id(x))
+        with _SWEEP_LOCK:
+            hit = _SWEEP_CACHE.get(key)
+            if (hit is not None and hit[0] is kind and hit[1] is x and len(hit[2]) == len(chips)
+                    and all(a is b for a, b in zip(hit[2], chips))):
+                _SWEEP_CACHE.move_to_end(key)
+                return hit[3]
+    per_phase = _sweep_op(kind, op, chips, settings, dim, x)
+    if key is not None:
+        size = _sweep_nbytes(per_phase)
+        with _SWEEP_LOCK:
+            old = _SWEEP_CACHE.pop(key, None)
+            if old is not None:
+                _sweep_bytes -= old[4]
+            _SWEEP_CACHE[key] = (kind, x, tuple(chips), per_phase, size)
+            _sweep_bytes += size
+            while _sweep_bytes > _SWEEP_CACHE_BYTES and len(_SWEEP_CACHE) > 1:
+                _sweep_bytes -= _SWEEP_CACHE.popitem(last=False)[1][4]
+    return per_phase
+
+
 def sweep_scenario(scenario: Scenario, catalog: Catalog,
                    values: np.ndarray | None = None) -> tuple[list[SweepCurve], list[str]]:
-    """Sweep the chosen dimension for every op × chip: one vectorised call per op."""
-    x = sweep_values(scenario.sweep) if values is None else np.asarray(values, dtype=np.float64)
+    """Sweep the chosen dimension for every op × chip: one vectorised call per op.
+
+    An op unchanged since an earlier sweep of the same points on the same chips is not
+    swept again: its curves carry the same (read-only) result arrays as before, which
+    lets the sweep plot skip them too.
+    """
+    shared = values is None
+    x = _shared_sweep_values(scenario.sweep) if shared else np.asarray(values, dtype=np.float64)
     chips, errors = resolve_chips(scenario, catalog)
     settings = scenario.settings()
     curves: list[SweepCurve] = []
@@ -517,30 +632,12 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
         kind = OP_KINDS.get(op.kind)
         if kind is None or dim not in kind.dim_names():
             continue
-        base, shard = op.full_dims(), op.shard_obj()
-        dims = dict(base)
-        dims[dim] = x
-        for phase in kind.phases:
-            try:
-                work = op_work(kind, dims, op.dtypes, shard, op.params, phase)
-            except ModelError as e:
-                errors.append(f"{op.name}: {e}")
-                continue
-            ok_figs = []
-            for chip in chips:
-                try:
-                    ok_figs.append(chip_figures(chip, work, settings))
-                except ModelError as e:
-                    errors.append(f"{op.name} on {chip.name}: {e}")
-            if not ok_figs:
-                continue
-            res = evaluate_figures(work, ok_figs)  # evaluate_many, without a second lookup
-            crits = critical_values_many(kind, base, ok_figs, dtypes=op.dtypes, shard=shard,
-                                         params=op.params, phase=phase, names=[dim])
-            # each chip's Result: row c of every field (iterating an array yields its rows)
-            rows = zip(*(getattr(res, f) for f in _RESULT_FIELDS))
-            for figs, crit, row in zip(ok_figs, crits, rows):
-                curves.append(SweepCurve(i, op, phase, figs.chip, x, Result(*row), crit.get(dim)))
+        for phase, cells, problems in _cached_sweep(kind, op, chips, settings, dim, x, shared):
+            for chip_name, msg in problems:
+                errors.append(f"{op.name}: {msg}" if chip_name is None
+                              else f"{op.name} on {chip_name}: {msg}")
+            for chip, res, crit in cells:
+                curves.append(SweepCurve(i, op, phase, chip, x, res, crit))
     return curves, errors
 
 

@@ -130,6 +130,22 @@ def drawn_points(plot) -> int:
     return n
 
 
+def fresh_values(start: float, n: int, seed: int = 8) -> list[int]:
+    """``n`` different values between start/4 and 4·start, in a fixed random order.
+
+    Every edit types a value not typed before: the model remembers each op's results
+    by value (so that an edit re-evaluates the edited op alone), and a benchmark that
+    cycled through a few values would time those lookups instead of real edits.
+    """
+    lo, hi = max(int(start / 4), 1), max(int(start * 4), 8)
+    pool = np.unique(np.round(np.geomspace(lo, hi, 4 * n)).astype(np.int64))
+    pool = pool[pool != int(start)]
+    if pool.size < n:  # a small start value: count up instead
+        pool = np.arange(int(start) + 1, int(start) + 1 + n)
+    rng = np.random.default_rng(seed)
+    return [int(v) for v in rng.choice(pool, size=n, replace=False)]
+
+
 def open_window(tmp: Path):
     from PySide6 import QtWidgets
 
@@ -162,8 +178,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
         warm_paint(app, [probe], w)
         edit = w.form.editor.dim_edit(dim)
         start = float(edit.value() or 256)
-        values = [int(start * f) for f in np.geomspace(0.5, 2.0, 23)]
-        values = [v for v in values if v != start] or [int(start) + 1]
+        values = fresh_values(start, edits + 5 * max(5, edits // 10))
 
         # The baseline: a bare PlotWidget the size of the app's plot, holding its items.
         vb = plot.getPlotItem().getViewBox()
@@ -179,7 +194,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
         cpu, bcpu, ends, bends = [], [], [], []
         evals0 = getattr(w.live, "count", 0)
         for i in range(edits):
-            text = str(values[i % len(values)])
+            text = str(values[i])
 
             def do_edit(text=text):
                 edit.setText(text)
@@ -197,7 +212,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
         # faster than a frame) must give one evaluation and one repaint, with no delay.
         bursts, burst_evals = [], []
         for i in range(max(5, edits // 10)):
-            texts = [str(values[(i + k) % len(values)]) for k in range(5)]
+            texts = [str(values[edits + 5 * i + k]) for k in range(5)]
 
             def do_burst(texts=texts):
                 for t in texts:

@@ -1,0 +1,169 @@
+"""The sweep plot's canvases: the window's sweep curves and guides are drawn by two
+``_Canvas`` items that keep the lines an edit leaves alone as pictures.
+
+What a canvas shows must be what the lines would draw themselves, after every kind of
+change (edits of one op and of another, chips, curves losing their critical value, zoom,
+styles, sizes): a plot with canvases and one without, fed the same sweeps, are compared
+pixel by pixel.  And the cache must actually skip work: an edit of one op draws no
+picture of the others.
+"""
+
+import numpy as np
+import pytest
+from PySide6 import QtGui
+
+from roofgui.gui.plot_items import _Canvas
+from roofgui.gui.plots import SweepPlot
+from roofgui.gui.style import SCREEN_DARK
+from roofgui.model.catalog import Catalog
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return Catalog.load(False)
+
+
+def scenario():
+    return Scenario(
+        chips=["tpu-v5e", "h100-sxm", "mi300x"],
+        ops=[OpSpec("bf16", "matmul", {"B": 256, "D": 8192, "F": 8192}),
+             OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
+             OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
+                    shard=ShardSpec("D", 2, "scale-up"))],
+        sweep=SweepSpec("B", 1, 65536, 800))
+
+
+def pixels(w) -> np.ndarray:
+    img = w.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
+    return a[:, :img.width() * 4].reshape(img.height(), img.width(), 4).astype(int)
+
+
+@pytest.fixture
+def pair(qtbot):
+    """A plot drawing through canvases (as the window's) and a plain one (as an export's)."""
+    cached, plain = SweepPlot(), SweepPlot()
+    cached.draw_through_canvases()
+    for w in (cached, plain):
+        qtbot.addWidget(w)
+        w.resize(820, 520)
+        w.show()
+    qtbot.waitExposed(cached)
+    return cached, plain
+
+
+def show(pair, sc, cat):
+    curves, _ = sweep_scenario(sc, cat)
+    for w in pair:
+        w.update_from(sc, curves)
+    return curves
+
+
+def fresh_plain(qtbot, cached, sc, curves):
+    """What a plain plot built now draws (as an export does: its items made in the
+    geometry's order), with the canvas plot's colours, view, style and size."""
+    ref = SweepPlot(style=cached.style)
+    qtbot.addWidget(ref)
+    ref.resize(cached.size())
+    ref.show()
+    ref.update_from(sc, curves, colours=dict(cached._colours))
+    ref.vb.setRange(xRange=cached.vb.viewRange()[0], yRange=cached.vb.viewRange()[1],
+                    padding=0.0)
+    return ref
+
+
+def assert_same_picture(a_plot, b_plot):
+    a, b = pixels(a_plot), pixels(b_plot)
+    assert a.shape == b.shape
+    d = np.abs(a - b).max(axis=2)
+    # Drawing into a picture and compositing it rounds once more than drawing directly:
+    # anti-aliased pixels may be a step or two off (measured: ~2,000 of 426,400 by 1,
+    # ~60 by 2).  A stale or misplaced line is off by tens to hundreds where it was
+    # and where it should be.
+    assert d.max() <= 2, f"{(d > 2).sum()} pixels differ by more than 2, up to {d.max()}"
+
+
+def test_a_canvas_plot_looks_like_a_plain_one_through_every_kind_of_change(qtbot, pair, cat):
+    cached, plain = pair
+    sc = scenario()
+    show(pair, sc, cat)
+    assert_same_picture(cached, plain)
+    steps = [
+        lambda: sc.ops[0].dims.update(D=6000.0),     # the first op's curves move
+        lambda: sc.ops[0].dims.update(D=3000.0),     # again (its neighbours come from a picture)
+        lambda: sc.ops[2].dims.update(F=20000.0),    # another op: the split moves
+        lambda: sc.ops[1].dims.update(F=1000.0),     # the middle op
+        lambda: sc.chips.remove("h100-sxm"),         # a chip unchecked: every op changes
+        lambda: sc.chips.append("b200"),             # and another added (new lines, at the end)
+        lambda: sc.ops[1].dims.update(D=1e9),        # curves with no critical B: guides hidden
+        lambda: sc.ops[1].dims.update(D=4096.0),     # and back
+        lambda: sc.ops.pop(0),                       # an op removed: the others renumbered
+    ]
+    for step in steps:
+        step()
+        curves = show(pair, sc, cat)
+        # (a plot kept through chips coming and going stacks a new chip's lines on top;
+        # the canvas draws op by op, as a plot built afresh, an export, does)
+        assert_same_picture(cached, fresh_plain(qtbot, cached, sc, curves))
+    # the view zoomed and panned (every picture's transform changes), another style
+    # (new pens on every line), another size: each done to both plots
+    ref = fresh_plain(qtbot, cached, sc, curves)
+    for change in (lambda w: w.vb.setRange(xRange=(1.0, 3.5), yRange=(12.0, 15.5), padding=0.0),
+                   lambda w: w.set_style(SCREEN_DARK),
+                   lambda w: w.resize(700, 460)):
+        for w in (cached, ref):
+            change(w)
+        assert_same_picture(cached, ref)
+
+
+def test_an_edit_of_one_op_draws_no_picture_of_the_others(pair, cat):
+    cached, plain = pair
+    curves_canvas = cached.canvases["curve"]
+    guides_canvas = cached.canvases["critguide"]
+    sc = scenario()
+    show(pair, sc, cat)
+    pixels(cached)
+
+    def renders_after(edit):
+        before = curves_canvas.renders + guides_canvas.renders
+        edit()
+        show(pair, sc, cat)
+        pixels(cached)
+        return curves_canvas.renders + guides_canvas.renders - before
+
+    renders_after(lambda: sc.ops[1].dims.update(D=5000.0))  # op 1 becomes the live one
+    assert curves_canvas.hot == (1, "")
+    for value in (6000.0, 7000.0, 9000.0):
+        assert renders_after(lambda v=value: sc.ops[1].dims.update(D=v)) == 0
+    assert_same_picture(cached, plain)
+    # the lines of op 1 are drawn live, those of ops 0 and 2 from the two pictures
+    below, live, above = curves_canvas._split()
+    assert [it for it in live] == [cached.curves[(1, "", c)] for c in sc.chips]
+    assert below and above
+    # a repaint that changes no line (the mouse readout, say) draws no picture either
+    before = curves_canvas.renders
+    cached.viewport().repaint()
+    assert curves_canvas.renders == before
+    # editing another op moves the split once, then that op's edits draw nothing
+    assert renders_after(lambda: sc.ops[2].dims.update(F=3000.0)) >= 1
+    assert renders_after(lambda: sc.ops[2].dims.update(F=4000.0)) == 0
+    assert_same_picture(cached, plain)
+
+
+def test_lines_on_a_canvas_are_still_the_plots_items(pair, cat):
+    cached, plain = pair
+    sc = scenario()
+    show(pair, sc, cat)
+    for key, item in cached.curves.items():
+        assert item._canvas is cached.canvases["curve"]
+        assert item.flags() & item.GraphicsItemFlag.ItemHasNoContents
+        x, y = item.getData()
+        px, py = plain.curves[key].getData()
+        assert np.array_equal(x, px) and np.array_equal(y, py)
+    # the canvas is never what the mouse is over
+    assert cached.canvases["curve"].shape().isEmpty()
+    assert all(isinstance(c, _Canvas) for c in cached.canvases.values())
+    # a plain plot (an export's) has none
+    assert plain.canvases is None
+    assert all(it._canvas is None for it in plain.curves.values())
