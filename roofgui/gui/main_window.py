@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 from ..model.catalog import Catalog
 from ..model.errors import ModelError
 from ..model.plotdata import assign_colours
-from ..model.scenario import Evaluation, Scenario, evaluate_scenario, sweep_scenario
+from ..model.scenario import (Evaluation, Scenario, evaluate_scenario, resolve_chips,
+                              sweep_scenario)
 from .autosave import Autosaver
 from .chips_panel import ChipsPanel
 from .document import DocumentController, ScenarioDocument
@@ -150,7 +151,15 @@ class LiveEvaluator(QObject):
         self.panels_timer.setSingleShot(True)
         self.panels_timer.setInterval(0)
         self.panels_timer.timeout.connect(self.refresh_panels)
-        self.evaluation: Evaluation | None = None
+        # The refresh asks for the plot's repaint, which the next pass of the event loop
+        # delivers ahead of its timers; this hop starts the panels' timer from that pass,
+        # so the panels' update runs in the pass after the plot's paint, not in it.
+        self.hop_timer = QTimer(self)
+        self.hop_timer.setSingleShot(True)
+        self.hop_timer.setInterval(0)
+        self.hop_timer.timeout.connect(self.panels_timer.start)
+        self._evaluation: Evaluation | None = None
+        self._evaluation_stale = False  # an edit not yet evaluated (see evaluation)
         self.sweep_errors: list[str] = []
         self._sweep_stale = True
         self._settings = None
@@ -172,30 +181,52 @@ class LiveEvaluator(QObject):
         if self.timer.isActive():
             self.timer.stop()
             self.refresh()
-        if self.panels_timer.isActive():
+        if self.panels_timer.isActive() or self.hop_timer.isActive():
+            self.hop_timer.stop()
             self.refresh_panels()
 
     def pending(self) -> bool:
         """Whether an evaluation or a panels' update is still to come."""
-        return self.timer.isActive() or self.panels_timer.isActive()
+        return (self.timer.isActive() or self.hop_timer.isActive()
+                or self.panels_timer.isActive())
+
+    @property
+    def evaluation(self) -> Evaluation | None:
+        """The roofline evaluation of the scenario as it is (evaluated when first read
+        after an edit: on the Sweep tab that is the panels' update, after the plot)."""
+        if self._evaluation_stale:
+            self._evaluate()
+        return self._evaluation
+
+    def _evaluate(self) -> None:
+        w = self.w
+        sc = w.doc.scenario
+        ev = evaluate_scenario(sc, w.catalog)
+        self.colours = assign_colours([c.id for c in ev.chips], self.colours,
+                                      len(w.roofline_plot.style.palette))
+        self._evaluation, self._settings = ev, sc.settings()
+        self._evaluation_stale = False
 
     def refresh(self) -> None:
         w = self.w
         sc = w.doc.scenario
         self.count += 1
-        ev = evaluate_scenario(sc, w.catalog)
-        settings = sc.settings()
-        self.colours = assign_colours([c.id for c in ev.chips], self.colours,
-                                      len(w.roofline_plot.style.palette))
-        self.evaluation, self._settings = ev, settings
         if w.tabs.currentIndex() == TAB_SWEEP:
+            # The sweep needs the chips' colours, not the roofline evaluation: that is for
+            # the panels, which follow the plot's paint (and the roofline, when shown).
+            self._evaluation_stale = True
+            chips, _ = resolve_chips(sc, w.catalog)
+            self.colours = assign_colours([c.id for c in chips], self.colours,
+                                          len(w.roofline_plot.style.palette))
             self.refresh_sweep()  # (the roofline is redrawn when its tab is shown again)
         else:
+            self._evaluate()
             self.refresh_roofline()
-        self.panels_timer.start()  # (after the plot's paint: see the class docstring)
+        self.hop_timer.start()  # (the panels follow the plot's paint: see the class docstring)
 
     def refresh_panels(self) -> None:
         """Show the last evaluation in the panels around the plot."""
+        self.hop_timer.stop()
         self.panels_timer.stop()
         w = self.w
         sc = w.doc.scenario
@@ -245,9 +276,9 @@ class LiveEvaluator(QObject):
             self.sweep_errors = list(res.errors)
             self._sweep_stale = False
             w.llm_sweep_plot.update_from(sc, res, colours=dict(self.colours))
-            if self.evaluation is not None:
-                w.notices.set_messages(w.catalog_messages() + self.evaluation.errors
-                                       + self.sweep_errors)
+            if self._evaluation is not None and not self._evaluation_stale:
+                w.notices.set_messages(w.catalog_messages() + self._evaluation.errors
+                                       + self.sweep_errors)  # (else the panels' update does)
             return
         try:
             curves, errors = sweep_scenario(sc, w.catalog)
@@ -256,8 +287,8 @@ class LiveEvaluator(QObject):
         self.sweep_errors = errors
         self._sweep_stale = False
         w.sweep_plot.update_from(sc, curves, colours=dict(self.colours))  # (as on the roofline)
-        if self.evaluation is not None:
-            w.notices.set_messages(w.catalog_messages() + self.evaluation.errors + errors)
+        if self._evaluation is not None and not self._evaluation_stale:
+            w.notices.set_messages(w.catalog_messages() + self._evaluation.errors + errors)
 
     def sweep_if_stale(self) -> None:
         if self._sweep_stale:

@@ -1002,7 +1002,15 @@ class _SweepLogs:
                 ok = pos & good
                 lx, ly = lx_all[ok], np.log10(np.where(ok, val, 1.0))[ok]
 
+        known: dict[float, float] = {}  # (a curve kept by a SweepMemo is asked again)
+
         def crit_y(lc: float) -> float:
+            v = known.get(lc)
+            if v is None:
+                v = known[lc] = _crit_y(lc)
+            return v
+
+        def _crit_y(lc: float) -> float:
             tm = np.broadcast_to(np.asarray(r.t_math, dtype=np.float64), x.shape)
             fl = np.broadcast_to(np.asarray(r.flops, dtype=np.float64), x.shape)
             if ok is None:

@@ -33,6 +33,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import _common  # noqa: F401
@@ -192,18 +193,28 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
 
         samples, paints, late, bsamples, blate = [], [], 0, [], 0
         cpu, bcpu, ends, bends = [], [], [], []
+        # when the panels around the plot (results, chips, op bounds, notices) are
+        # updated too: the window says so with ``live.evaluated``, after its plot's pass
+        panels, panel_at = [], []
+        w.live.evaluated.connect(lambda *_: panel_at.append(time.perf_counter()))
         evals0 = getattr(w.live, "count", 0)
         for i in range(edits):
             text = str(values[i])
 
+            t_edit = []
+
             def do_edit(text=text):
+                t_edit.append(time.perf_counter())
                 edit.setText(text)
                 edit.textEdited.emit(text)
 
+            panel_at.clear()
             dt, n = until_painted(app, [probe], do_edit, cpu=cpu, paint_end=ends)
             samples.append(dt)
             paints.append(n)
             late += settle(app, [probe])
+            if panel_at:
+                panels.append(panel_at[-1] - t_edit[0])
             dt, _ = until_painted(app, [bprobe], base.edit_fn(items, i), cpu=bcpu,
                                   paint_end=bends)
             bsamples.append(dt)
@@ -235,6 +246,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
                      "items": counts, "samples": samples, "baseline_samples": bsamples,
                      "cpu_samples": cpu, "baseline_cpu_samples": bcpu,
                      "paint_end_samples": ends, "baseline_paint_end_samples": bends,
+                     "panels_samples": panels,
                      "paints_per_edit": float(np.mean(paints)), "late_paints": late,
                      "baseline_late_paints": blate}
     w.hide()

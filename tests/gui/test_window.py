@@ -656,6 +656,23 @@ def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
     assert order.index("plot painted") < order.index("results")
     assert "B=777" in window.results.heading.text()
     assert not window.live.pending()
+    # and in a later pass of the event loop than the paint, so that the plot's pixels
+    # are out before the panels' work starts
+    from PySide6.QtWidgets import QApplication
+
+    for text in ("778", "2k", "3Ki"):
+        order.clear()
+        edit.setText(text)
+        edit.textEdited.emit(text)
+        for n in range(200):
+            order.append(f"pass {n}")
+            QApplication.processEvents()
+            if "results" in order:
+                break
+        def pass_of(event):  # the pass (counted from 1) an event happened in
+            return sum(1 for e in order[:order.index(event)] if e.startswith("pass"))
+
+        assert pass_of("results") > pass_of("plot painted"), order
 
 
 def test_the_form_shrinks_back_after_an_llm_step(window, qtbot, shipped):
