@@ -337,6 +337,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.roofline_plot = RooflinePlot()
+        self.roofline_plot.use_screen_caches()  # (axes, legend and labels kept as pictures)
         self.roofline_plot.setAccessibleName("Roofline plot")
         self.roofline_plot.setToolTip("")
         self.tabs.addTab(self.roofline_plot, "&Roofline")
@@ -541,7 +542,7 @@ class MainWindow(QMainWindow):
             from .plots import SweepPlot
 
             p = SweepPlot(style=self.roofline_plot.style)  # (the window's style: _apply_palette)
-            p.draw_through_canvases()  # (an edit strokes the edited op's curves only)
+            p.use_screen_caches()  # (an edit strokes the edited op's curves only)
             p.setAccessibleName("Sweep plot")
             self.sweep_stack.insertWidget(0, p)  # (the LLM view, if built already, stays shown)
             self._sweep_plot = p

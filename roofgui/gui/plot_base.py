@@ -17,6 +17,11 @@ from .plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _f
                          _qcolor, _Sample, _Scatter, _text_px)
 
 
+def _cache(item) -> None:
+    """Have Qt keep ``item``'s picture (not its children's) at the screen's resolution."""
+    item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def _rect_bounds(rects, margin: float = 0.0) -> tuple[np.ndarray, ...]:
     """``(left, top, width, height)`` rectangles grown by ``margin``, as four arrays of
     edges for :func:`_covered` (the same arithmetic as ``plotdata.least_covered``)."""
@@ -264,6 +269,7 @@ class _LogPlot(pg.PlotWidget):
         for name, sample in entries:
             self.legend.addItem(sample, name)
         self.legend.setVisible(bool(entries))
+        self._cache_legend()
 
     def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None,
                 fill=None) -> _Sample:
@@ -458,6 +464,48 @@ class _LogPlot(pg.PlotWidget):
             self.addItem(item, ignoreBounds=True)
             self._labels.append(item)
         return item
+
+    # -- screen caches ------------------------------------------------------------
+    #: True for the window's plots (:meth:`use_screen_caches`); an export's draws all afresh
+    screen_caches = False
+
+    def use_screen_caches(self) -> None:
+        """For the window's plots, never an export's: Qt keeps the axes, the legend's texts
+        and every label's text as pictures at the screen's pixel ratio (Qt's device-
+        coordinate cache: pixel for pixel what they draw, at pixel ratios 1, 1.25, 1.5
+        and 2), so a repaint — an edit's, or the readout's under the mouse — blits them
+        instead of laying their text out again.  A picture is drawn again when its item
+        changes."""
+        if self.screen_caches:
+            return
+        self.screen_caches = True
+        pi = self.getPlotItem()
+        for name in ("left", "bottom"):
+            ax = pi.getAxis(name)
+            _cache(ax)
+            _cache(ax.label)
+        self._cache_legend()
+        # Qt moves a cached picture by whole pixels: when the layout moves these items by
+        # a fraction of one, their pictures are drawn again where they now are
+        self.vb.geometryChanged.connect(self._redraw_cached)
+        self.legend.xChanged.connect(self._redraw_cached)
+        self.legend.yChanged.connect(self._redraw_cached)
+
+    def _cached_items(self) -> list:
+        pi = self.getPlotItem()
+        axes = [pi.getAxis(name) for name in ("left", "bottom")]
+        return axes + [ax.label for ax in axes] + [label.item for _, label in self.legend.items]
+
+    def _redraw_cached(self, *_args) -> None:
+        for item in self._cached_items():
+            item.update()
+
+    def _cache_legend(self) -> None:
+        if self.screen_caches:
+            for _sample, label in self.legend.items:
+                _cache(label.item)  # (a sample is one short line: cheap to draw, and at a
+                # fraction of a pixel its cached picture would sit a little off)
+            self._redraw_cached()  # (entries laid out anew)
 
     def _sync_label_transforms(self) -> None:
         """Before a paint: each label's transform as its parent's now asks (what every

@@ -494,11 +494,9 @@ class _Canvas(pg.GraphicsObject):
         self.update()
 
     def _view_changed(self, *_args) -> None:
-        # the view's rectangle, padded (the bounds must cover what is shown; the view
-        # box clips what lies outside)
-        r = self._vb.viewRect()
-        w, h = max(r.width(), 1e-9), max(r.height(), 1e-9)
-        r = r.adjusted(-w, -h, w, h)
+        # the view's rectangle: the view box clips its items to it, and a change of lines
+        # then repaints the view box alone, not the axes around it
+        r = QtCore.QRectF(self._vb.viewRect())
         if r != self._rect:
             self.prepareGeometryChange()
             self._rect = r

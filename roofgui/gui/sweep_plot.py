@@ -40,14 +40,16 @@ class SweepPlot(_LogPlot):
         #: each curve's log10 points and drawing, reused for the curves an edit leaves alone
         self._memo = pd.SweepMemo()
         #: on screen, the curves and the critical guides are drawn by a canvas each
-        #: (:meth:`draw_through_canvases`); None: every line paints itself (exports)
+        #: (:meth:`use_screen_caches`); None: every line paints itself (exports)
         self.canvases: dict[str, _Canvas] | None = None
         self._apply_base_style()
 
-    def draw_through_canvases(self) -> None:
-        """Draw the curves and guides through canvases that keep the lines an edit leaves
-        alone as pictures (:class:`~roofgui.gui.plot_items._Canvas`): for the window's
-        plot, never for an export's."""
+    def use_screen_caches(self) -> None:
+        """The base class's caches, and the curves and guides drawn through canvases that
+        keep the lines an edit leaves alone as pictures
+        (:class:`~roofgui.gui.plot_items._Canvas`): for the window's plot, never for an
+        export's."""
+        super().use_screen_caches()
         if self.canvases is None:
             self.canvases = {"curve": _Canvas(self.vb, 0), "critguide": _Canvas(self.vb, -20)}
             self._sync_canvases()

@@ -44,7 +44,7 @@ def pixels(w) -> np.ndarray:
 def pair(qtbot):
     """A plot drawing through canvases (as the window's) and a plain one (as an export's)."""
     cached, plain = SweepPlot(), SweepPlot()
-    cached.draw_through_canvases()
+    cached.use_screen_caches()
     for w in (cached, plain):
         qtbot.addWidget(w)
         w.resize(820, 520)
@@ -167,3 +167,46 @@ def test_lines_on_a_canvas_are_still_the_plots_items(pair, cat):
     # a plain plot (an export's) has none
     assert plain.canvases is None
     assert all(it._canvas is None for it in plain.curves.values())
+
+
+def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, cat):
+    """The window's roofline keeps its axes and legend texts as pictures (Qt's device
+    cache): through edits, chips, a zoom, another style and sizes it shows what a plain
+    roofline shows."""
+    from roofgui.gui.plots import RooflinePlot
+    from roofgui.model.scenario import evaluate_scenario
+
+    cached, plain = RooflinePlot(), RooflinePlot()
+    cached.use_screen_caches()
+    for w in (cached, plain):
+        qtbot.addWidget(w)
+        w.resize(820, 520)
+        w.show()
+    qtbot.waitExposed(cached)
+    sc = scenario()
+
+    def show():
+        ev = evaluate_scenario(sc, cat)
+        for w in (cached, plain):
+            w.update_from(sc, ev)
+
+    show()
+    assert_same_picture(cached, plain)
+    for step in (lambda: sc.ops[0].dims.update(B=4000.0),
+                 lambda: sc.chips.remove("mi300x"),
+                 lambda: sc.ops[1].dims.update(D=100.0)):
+        step()
+        show()
+        assert_same_picture(cached, plain)
+    for change in (lambda w: w.vb.setRange(xRange=(0.5, 4.1), yRange=(11.3, 15.7), padding=0.0),
+                   lambda w: w.set_style(SCREEN_DARK),
+                   lambda w: w.resize(733, 471),
+                   lambda w: w.resize(901, 577)):
+        for w in (cached, plain):
+            change(w)
+        assert_same_picture(cached, plain)
+    # the axes and the legend's texts are the cached ones
+    modes = [cached.getPlotItem().getAxis("left").cacheMode(),
+             cached.legend.items[0][1].item.cacheMode()]
+    assert all(m == m.DeviceCoordinateCache for m in modes)
+    assert plain.getPlotItem().getAxis("left").cacheMode() == modes[0].NoCache
