@@ -106,7 +106,7 @@ class _LogPlot(pg.PlotWidget):
         #: a bottom-corner legend's lift above the x-axis labels, by its extent; None: not
         #: kept (a subclass that knows when those labels move keeps and clears it)
         self._clearance: dict | None = None
-        self._covered_memo: tuple = (None, None)  # (key, counts) of a keyed obstacle part
+        self._covered_memo: dict = {}  # (key, corners) -> counts, of the keyed obstacle parts
         self.readout = pg.LabelItem("", justify="right")
         self.readout.setParentItem(vb)
         self.readout.setZValue(1001)
@@ -334,14 +334,17 @@ class _LogPlot(pg.PlotWidget):
             # (one that stays while the view does) is counted once per key and corners
             bounds = _rect_bounds(rects, 4)
             counts = np.zeros(len(rects), dtype=np.int64)
+            memo, self._covered_memo = self._covered_memo, {}
             for key, xs, ys in self._obstacle_parts():
                 if key is None:
                     counts += _covered(bounds, xs, ys)
                     continue
                 ck = (key, tuple(rects))
-                if self._covered_memo[0] != ck:
-                    self._covered_memo = (ck, _covered(bounds, xs, ys))
-                counts += self._covered_memo[1]
+                got = memo.get(ck)
+                if got is None:
+                    got = _covered(bounds, xs, ys)
+                self._covered_memo[ck] = got
+                counts += got
             best = int(np.argmin(counts))  # (ties: the first, the preferred corner)
         else:
             best = 0

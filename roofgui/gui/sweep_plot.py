@@ -39,6 +39,10 @@ class SweepPlot(_LogPlot):
         self._colours: dict[str, int] = {}
         #: each curve's log10 points and drawing, reused for the curves an edit leaves alone
         self._memo = pd.SweepMemo()
+        #: per op: the scene samples of its curves for legend placement, and their key
+        self._op_samples: dict[tuple, tuple] = {}
+        #: per line key, what its items were last set from (see update_from)
+        self._shown: dict[tuple, tuple] = {}
         #: on screen, the curves and the critical guides are drawn by a canvas each
         #: (:meth:`use_screen_caches`); None: every line paints itself (exports)
         self.canvases: dict[str, _Canvas] | None = None
@@ -86,6 +90,7 @@ class SweepPlot(_LogPlot):
                 self._drop(self.crit_markers, k, ("crit",))
                 self._drop(self.crit_guides, k, ("critguide",))
                 self._drop(self.crit_labels, k, ("critlabel",))
+        shown = {}
         for ln in g.lines:
             k = ln.key
             if k not in self.curves:
@@ -93,6 +98,15 @@ class SweepPlot(_LogPlot):
                 self.crit_markers[k] = self._new_scatter(10, pool=("crit",) + k)
                 self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
                 self.crit_labels[k] = self._new_text(20, pool=("critlabel",) + k)
+            # a line drawn from the very arrays of last time, with the same marker, label
+            # and tooltip (an op the edit left alone): its items are as they should be
+            sig = (ln.draw_x, ln.draw_y, ln.crit_x, ln.crit_y, ln.crit_label, ln.tooltip,
+                   ln.crit_label_shown)
+            last = self._shown.get(k)
+            shown[k] = sig
+            if last is not None and last[0] is sig[0] and last[1] is sig[1] \
+                    and last[2:] == sig[2:]:
+                continue
             self._set_curve(("curve",) + k, self.curves[k], ln.draw_x, ln.draw_y)
             has = ln.crit_x is not None
             if has:
@@ -104,6 +118,7 @@ class SweepPlot(_LogPlot):
             for item in (self.crit_markers[k], self.crit_guides[k]):
                 item.setVisible(has)
             self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
+        self._shown = shown
         self._sync_canvases()
         self._restyle_items()
         self._rebuild_legend()
@@ -191,15 +206,36 @@ class SweepPlot(_LogPlot):
         self._place_legend()
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        parts = self._obstacle_parts()
+        return (np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]))
+
+    def _obstacle_parts(self) -> list[tuple]:
+        """What the legend should not cover: each op's curves sampled along their length
+        (keyed: the same while that op's drawing and the view are, so an edit of one op
+        samples that op's curves alone), then the critical labels."""
         g = self.geometry
         if g is None or not g.lines:
-            return np.empty(0), np.empty(0)
-        x0, x1, _, _ = self.view_range()
-        dx, dy = pd.densify_many([ln.draw_x for ln in g.lines], [ln.draw_y for ln in g.lines],
-                                 (x1 - x0) / 150.0)
-        sx, sy = self._to_scene(dx, dy)
+            return [(None, np.empty(0), np.empty(0))]
+        x0, x1, y0, y1 = self.view_range()
+        m = self._scene_matrix()
+        groups: dict[tuple, list] = {}
+        for ln in g.lines:
+            groups.setdefault(ln.key[:2], []).append((ln.draw_x, ln.draw_y))
+        parts, kept = [], {}
+        for op, arrays in groups.items():
+            key = (m, x0, x1, y0, y1, op, tuple((id(a), id(b)) for a, b in arrays))
+            hit = self._op_samples.get(op)
+            if hit is None or hit[0] != key or any(
+                    a is not c or b is not d for (a, b), (c, d) in zip(hit[1], arrays)):
+                dx, dy = pd.densify_many([a for a, _ in arrays], [b for _, b in arrays],
+                                         (x1 - x0) / 150.0)
+                hit = (key, arrays, *self._to_scene(dx, dy, m))
+            kept[op] = hit
+            parts.append((key, hit[2], hit[3]))
+        self._op_samples = kept  # (holding the arrays keeps their ids their own)
         tx, ty = self._label_samples(self.crit_labels.values())
-        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+        parts.append((None, np.concatenate([np.empty(0)] + tx), np.concatenate([np.empty(0)] + ty)))
+        return parts
 
     def _bottom_labels(self) -> list:
         return list(self.crit_labels.values())

@@ -1039,7 +1039,8 @@ class SweepMemo:
 
     def __init__(self) -> None:
         self.logs = _SweepLogs()
-        #: (id(result), id(x), mode) -> (result, x, lx, ly, crit_y, draw_x, draw_y)
+        #: (id(result), id(x), mode) -> (result, x, lx, ly, crit_y, draw_x, draw_y, and a
+        #: dict of what sweep_geometry derived from them: critical marker, texts, y range)
         self.curves: dict[tuple, tuple] = {}
         #: curves converted and simplified by the last call (the rest were reused)
         self.computed = 0
@@ -1092,41 +1093,51 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
             continue
         e = known.get(key)
         if e is None or e[0] is not c.result or e[1] is not c.x:
-            e = (c.result, c.x) + logs.curve(c, mode)
+            # (the last item: what the loop below works out from the arrays, kept with them)
+            e = (c.result, c.x) + logs.curve(c, mode) + (None, None, {})
             todo.append(key)
         fresh[key] = e
     if todo:
         masks = simplify_polylines([fresh[k][2] for k in todo], [fresh[k][3] for k in todo])
         for k, m in zip(todo, masks):
             e = fresh[k]
-            fresh[k] = e[:5] + (e[2][m], e[3][m])
+            fresh[k] = e[:5] + (e[2][m], e[3][m], e[7])
     memo.curves, memo.computed = fresh, len(todo)
     pts = [fresh[k] for k in keys]
-    for c, (_, _, lx, ly, comp, draw_x, draw_y) in zip(curves, pts):
+    for c, (_, _, lx, ly, comp, draw_x, draw_y, kept) in zip(curves, pts):
         crit = c.critical
-        cx = cy = None
-        clabel = ""
-        if crit is not None and np.isfinite(crit) and crit > 0 and lx.size >= 2:
-            lc = math.log10(crit)
-            lo, hi = logs.bounds(lx)
-            if lo <= lc <= hi:
-                cx, cy = lc, comp(lc)
-                clabel = critical_label(dim, crit)
+        at = kept.get(("crit", dim, crit))
+        if at is None:
+            cx = cy = None
+            clabel = ""
+            if crit is not None and np.isfinite(crit) and crit > 0 and lx.size >= 2:
+                lc = math.log10(crit)
+                lo, hi = logs.bounds(lx)
+                if lo <= lc <= hi:
+                    cx, cy = lc, comp(lc)
+                    clabel = critical_label(dim, crit)
+            at = kept[("crit", dim, crit)] = (cx, cy, clabel)
+        cx, cy, clabel = at
         chip_label = chip_labels.get(id(c.chip))
         if chip_label is None:
             chip_label = chip_labels[id(c.chip)] = c.chip.label()
-        label_op = f"{c.op.name} · {c.phase}" if c.phase else c.op.name
-        full = f"{label_op} — {chip_label}"  # (c.label)
+        texts = kept.get(("text", c.op.name, c.phase, chip_label, dim, crit))
+        if texts is None:
+            label_op = f"{c.op.name} · {c.phase}" if c.phase else c.op.name
+            full = f"{label_op} — {chip_label}"  # (c.label)
+            tip = f"<b>{label_op}</b> on <b>{chip_label}</b>"
+            if crit is not None:
+                tip += f"<br>critical {critical_label(dim, crit)}"
+            else:
+                tip += f"<br>no critical {dim}: the bound does not change along {dim}"
+            texts = kept[("text", c.op.name, c.phase, chip_label, dim, crit)] = \
+                (label_op, full, tip)
+        label_op, full, tip = texts
         oi = op_order[(c.op_index, c.phase)]
         if by_op:
             colour, dash, legend = colours[f"op:{oi}"], "solid", label_op
         else:
             colour, dash, legend = colours[c.chip.id], OP_DASHES[oi % len(OP_DASHES)], full
-        tip = f"<b>{label_op}</b> on <b>{chip_label}</b>"
-        if crit is not None:
-            tip += f"<br>critical {critical_label(dim, crit)}"
-        else:
-            tip += f"<br>no critical {dim}: the bound does not change along {dim}"
         # a label already drawn with the same text at the same x (identical curves): once
         shown = True
         if cx is not None and clabel:
@@ -1139,7 +1150,10 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
         if lx.size:
             lo, hi = logs.bounds(lx)
             xs += [lo, hi]
-            ys += [float(ly.min()), float(ly.max())]
+            y_range = kept.get("y")
+            if y_range is None:
+                y_range = kept["y"] = (float(ly.min()), float(ly.max()))
+            ys += y_range
     if xs:
         x0, x1 = min(xs), max(xs)
         pad = 0.02 * max(x1 - x0, 0.5)  # keep the end ticks' labels clear of the frame
