@@ -102,6 +102,7 @@ class _LogPlot(pg.PlotWidget):
         self.legend.setParentItem(vb)
         self.legend.setZValue(1000)
         self.legend_corner = "top-left"
+        self._held_corner: str | None = None  # on screen, the corner a near tie keeps
         self._legend_signature: tuple = ()
         #: a bottom-corner legend's lift above the x-axis labels, by its extent; None: not
         #: kept (a subclass that knows when those labels move keeps and clears it)
@@ -346,10 +347,20 @@ class _LogPlot(pg.PlotWidget):
                 self._covered_memo[ck] = got
                 counts += got
             best = int(np.argmin(counts))  # (ties: the first, the preferred corner)
+            cur = self._held_corner
+            if cur in corners and corners[best] != cur:
+                # on screen, a legend that hops between two near-tied corners as the user
+                # types is a distraction: it moves only to a corner that covers nothing or
+                # a fifth fewer points
+                c = counts[corners.index(cur)]
+                if counts[best] > 0 and c - counts[best] <= 0.2 * c:
+                    best = corners.index(cur)
         else:
             best = 0
         corner = corners[best]
         self.legend_corner = corner
+        if self.screen_caches:
+            self._held_corner = corner
         offset = (off if "left" in corner else -off, off if "top" in corner else -(off + lifts[best]))
         if lg.opts.get("offset") != offset:  # (once anchored, it follows resizes by itself)
             lg.setOffset(offset)

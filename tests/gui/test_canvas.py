@@ -210,3 +210,47 @@ def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, cat):
              cached.legend.items[0][1].item.cacheMode()]
     assert all(m == m.DeviceCoordinateCache for m in modes)
     assert plain.getPlotItem().getAxis("left").cacheMode() == modes[0].NoCache
+
+
+def busy_sweep() -> Scenario:
+    """Eight chips and four ops over a wide sweep: two corners of the plot nearly tie for
+    the legend, so that a plain placement hops between them as one op's D is edited."""
+    bf16 = {"x": "bf16", "w": "bf16", "out": "bf16", "compute": "bf16"}
+    return Scenario(
+        chips=["tpu-v5e", "tpu-v5p", "tpu-v6e", "h100-sxm", "h200", "b200", "mi300x", "gaudi3"],
+        ops=[OpSpec("matmul bf16", "matmul", {"B": 256, "D": 8192, "F": 8192}, dict(bf16)),
+             OpSpec("matmul int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096},
+                    dict(bf16, w="int8")),
+             OpSpec("per-example w", "batched-matmul", {"B": 64, "D": 1024, "F": 1024},
+                    dict(bf16)),
+             OpSpec("sharded D=2", "matmul", {"B": 1024, "D": 16384, "F": 16384}, dict(bf16),
+                    ShardSpec("D", 2, "pcie"))],
+        sweep=SweepSpec("B", 1.0, 16384.0, 400, "flops"))
+
+
+def test_on_screen_the_legend_stays_put_through_edits_that_nearly_tie_two_corners(pair, cat):
+    from dataclasses import replace
+
+    cached, plain = pair
+    sc = busy_sweep()
+    rng = np.random.default_rng(8)
+    values = rng.choice(np.unique(np.geomspace(2048, 32768, 400).round().astype(int)), 40,
+                        replace=False)
+    seen = {"screen": [], "plain": []}
+    for i, d in enumerate(values):
+        op = replace(sc.ops[0], dims=dict(sc.ops[0].dims, D=int(d)))
+        now = replace(sc, ops=[op] + sc.ops[1:])
+        curves = show(pair, now, cat)
+        if i == 0:  # the first placement is the plain one's: nothing is held yet
+            assert cached.legend_corner == plain.legend_corner
+        seen["screen"].append(cached.legend_corner)
+        seen["plain"].append(plain.legend_corner)
+    hops = {k: sum(a != b for a, b in zip(v, v[1:])) for k, v in seen.items()}
+    assert hops["plain"] >= 5, hops  # (the scenario is a near tie: without the hold it hops)
+    assert hops["screen"] <= 1, hops
+    # A corner is held only against a near tie: when the data leave the held corner clearly
+    # worse off, the legend still moves there (one op alone, at the bottom right)
+    held = cached.legend_corner
+    lone = replace(sc, ops=[sc.ops[0]], chips=["tpu-v5e"])
+    show(pair, lone, cat)
+    assert cached.legend_corner == plain.legend_corner != held
