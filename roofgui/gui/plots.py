@@ -19,7 +19,7 @@ from PySide6.QtCore import Signal
 from ..model import plotdata as pd
 from .style import PlotStyle
 from .plot_base import _covered, _LogPlot, _rect_bounds  # noqa: F401
-from .plot_items import (_GRID_FX, LEGEND_CORNERS, LogAxis, _Curve, _face,  # noqa: F401
+from .plot_items import (_GRID_FX, LEGEND_CORNERS, LogAxis, _Canvas, _Curve, _face,  # noqa: F401
                          _font, _halo, _pen, _qcolor, _rect_samples, _Scatter, _set_anchor,
                          _Spot, _spot_brush, _spot_pen, _style_scatter, _text_px)
 
@@ -99,8 +99,37 @@ class RooflinePlot(_LogPlot):
         self._roof_places: tuple = ([], None)  # the roof labels' places, and their bounds
         #: the roof samples in the scene: (key, x, y, the chips they are of)
         self._roof_scene: tuple = (None, np.empty(0), np.empty(0), None)
+        #: on screen, the roofs and the ridge guides are drawn by a canvas each
+        #: (:meth:`use_screen_caches`); None: every line paints itself (exports)
+        self.canvases: dict[str, _Canvas] | None = None
         self._apply_base_style()
         self._restyle_items()
+
+    def use_screen_caches(self) -> None:
+        """The base class's caches, and the chips' roofs and ridge guides drawn through
+        canvases that keep them as pictures (:class:`~roofgui.gui.plot_items._Canvas`):
+        an op's edit moves its points and labels, never a roof, so its repaint blits the
+        roofs instead of stroking some thirty wide anti-aliased lines again.  For the
+        window's plot, never for an export's."""
+        super().use_screen_caches()
+        if self.canvases is None:
+            # one z each: the ridge guides (-20) under the op's link connectors (-5), the
+            # link roofs (-1) and the other roofs (0) above them and under the ridges (5)
+            self.canvases = {"guides": _Canvas(self.vb, -20), "roofs": _Canvas(self.vb, 0)}
+            self._sync_canvases()
+
+    def _sync_canvases(self) -> None:
+        """The canvases' lines, in the order Qt would draw them (by z value, then as
+        they were added), each in its chip's group."""
+        if self.canvases is None:
+            return
+        order = {id(it): i for i, it in enumerate(self.vb.childGroup.childItems())}
+        roofs = [(cid, item) for cid, curves in self.roof_curves.items()
+                 for item in curves.values()]
+        roofs.sort(key=lambda m: (m[1].zValue(), order.get(id(m[1]), 0)))
+        self.canvases["roofs"].set_members(roofs)
+        self.canvases["guides"].set_members(sorted(
+            self.guide_lines.items(), key=lambda m: order.get(id(m[1]), 0)))
 
     # -- data -------------------------------------------------------------------
     def update_from(self, scenario, evaluation, colours: Mapping[str, int] | None = None) -> None:
@@ -130,6 +159,7 @@ class RooflinePlot(_LogPlot):
         # chips, their settings and the roofs' extent stay (most edits move points only)
         if g.chips is not self._synced_chips:
             self._sync_chips(g)
+            self._sync_canvases()
             self._synced_chips = g.chips
         # -- points (one scatter per op phase), link twins and their connectors
         self._sync_points(g)

@@ -1,11 +1,13 @@
 """Helpers shared by the window tests: open a real MainWindow, run its pending
 evaluation, and close it without the unsaved-changes question (pytest-qt closes
-widgets before fixtures end)."""
+widgets before fixtures end); and a plot's pixels, to compare two plots."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+from PySide6 import QtGui
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
@@ -34,3 +36,22 @@ def close_quietly(w) -> None:
 def flush(w) -> None:
     QApplication.processEvents()
     w.live.flush()
+
+
+def pixels(w) -> np.ndarray:
+    """A widget's picture as an (h, w, 4) int array of RGBA."""
+    img = w.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
+    return a[:, :img.width() * 4].reshape(img.height(), img.width(), 4).astype(int)
+
+
+def assert_same_picture(a_plot, b_plot):
+    """Two plots look the same (to the rounding a cached picture adds)."""
+    a, b = pixels(a_plot), pixels(b_plot)
+    assert a.shape == b.shape
+    d = np.abs(a - b).max(axis=2)
+    # Drawing into a picture and compositing it rounds once more than drawing directly:
+    # anti-aliased pixels may be a step or two off (measured: ~2,000 of 426,400 by 1,
+    # ~60 by 2).  A stale or misplaced line is off by tens to hundreds where it was
+    # and where it should be.
+    assert d.max() <= 2, f"{(d > 2).sum()} pixels differ by more than 2, up to {d.max()}"

@@ -10,13 +10,14 @@ picture of the others.
 
 import numpy as np
 import pytest
-from PySide6 import QtGui
 
 from roofgui.gui.plot_items import _Canvas
 from roofgui.gui.plots import SweepPlot
 from roofgui.gui.style import SCREEN_DARK
 from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
+
+from gui_helpers import assert_same_picture, pixels
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +33,6 @@ def scenario():
              OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
                     shard=ShardSpec("D", 2, "scale-up"))],
         sweep=SweepSpec("B", 1, 65536, 800))
-
-
-def pixels(w) -> np.ndarray:
-    img = w.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
-    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
-    return a[:, :img.width() * 4].reshape(img.height(), img.width(), 4).astype(int)
 
 
 @pytest.fixture
@@ -71,17 +66,6 @@ def fresh_plain(qtbot, cached, sc, curves):
     ref.vb.setRange(xRange=cached.vb.viewRange()[0], yRange=cached.vb.viewRange()[1],
                     padding=0.0)
     return ref
-
-
-def assert_same_picture(a_plot, b_plot):
-    a, b = pixels(a_plot), pixels(b_plot)
-    assert a.shape == b.shape
-    d = np.abs(a - b).max(axis=2)
-    # Drawing into a picture and compositing it rounds once more than drawing directly:
-    # anti-aliased pixels may be a step or two off (measured: ~2,000 of 426,400 by 1,
-    # ~60 by 2).  A stale or misplaced line is off by tens to hundreds where it was
-    # and where it should be.
-    assert d.max() <= 2, f"{(d > 2).sum()} pixels differ by more than 2, up to {d.max()}"
 
 
 def test_a_canvas_plot_looks_like_a_plain_one_through_every_kind_of_change(qtbot, pair, cat):
