@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
 from pyqtgraph.Qt import OpenGLHelpers as _GL
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..model import plotdata as pd
 from .style import PlotStyle
@@ -148,6 +148,14 @@ _GRID_FY = np.repeat(np.linspace(0.0, 1.0, 3), 6)
 
 def _rect_samples(left: float, top: float, w: float, h: float) -> tuple[np.ndarray, np.ndarray]:
     return left + _GRID_FX * w, top + _GRID_FY * h
+
+
+def _set_pos(item: QtWidgets.QGraphicsItem, x: float, y: float) -> None:
+    """``setPos`` only when the place changes (each call runs pyqtgraph's Python
+    ``itemChange`` and marks the item's bounds stale, even for the same place)."""
+    p = item.pos()
+    if p.x() != x or p.y() != y:
+        item.setPos(x, y)
 
 
 def _set_anchor(item: pg.TextItem, anchor) -> None:

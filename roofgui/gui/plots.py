@@ -21,7 +21,7 @@ from .style import PlotStyle
 from .plot_base import _covered, _LogPlot, _rect_bounds  # noqa: F401
 from .plot_items import (_GRID_FX, LEGEND_CORNERS, LogAxis, _Canvas, _Curve, _face,  # noqa: F401
                          _font, _halo, _pen, _qcolor, _rect_samples, _Scatter, _set_anchor,
-                         _Spot, _spot_brush, _spot_pen, _style_scatter, _text_px)
+                         _set_pos, _Spot, _spot_brush, _spot_pen, _style_scatter, _text_px)
 
 __all__ = ["LogAxis", "RooflinePlot", "SweepPlot", "LEGEND_CORNERS"]
 
@@ -185,7 +185,7 @@ class RooflinePlot(_LogPlot):
                 item = self.op_labels[lab.key] = self._new_text(20, pool=("oplabel",) + lab.key)
             self._set_text(("oplabel",) + lab.key, item, lab.text)
             if self._changed(("data", "oplabel") + lab.key, (lab.x, lab.y, lab.side)):
-                item.setPos(lab.x, lab.y)
+                _set_pos(item, lab.x, lab.y)
                 _set_anchor(item, (0.5, 1.3) if lab.side == "above" else (0.5, -0.3))
         # -- regions
         present = {r.kind: r for r in g.regions}
@@ -481,7 +481,7 @@ class RooflinePlot(_LogPlot):
         rows = pd.stack_rows([r.x for _, r in ridges], widths)
         for (cid, r), row in zip(ridges, rows):
             lab = self.ridge_labels[(cid, r.key)]
-            lab.setPos(r.x, y0)
+            _set_pos(lab, r.x, y0)
             _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
 
     def _layout_op_labels(self, g: pd.RooflineGeometry, x0: float, x1: float, px_x: float,
@@ -579,7 +579,7 @@ class RooflinePlot(_LogPlot):
                 lab.setVisible(shown)
             # the fewest points covered; a tie: the right edge (pd.least_covered's order)
             a_, b_, anchor = cands[0 if counts[2 * i] <= counts[2 * i + 1] else 1]
-            lab.setPos(b_ if anchor[0] == 1.0 else a_, y)
+            _set_pos(lab, b_ if anchor[0] == 1.0 else a_, y)
             _set_anchor(lab, anchor)
 
     def _layout_region_labels(self, x0, x1, y1, px_x) -> None:

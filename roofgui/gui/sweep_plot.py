@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from ..model import plotdata as pd
 from .plot_base import _LogPlot
 from .plot_items import (_Canvas, _Curve, _face, _font, _halo, _pen, _qcolor, _set_anchor,
-                         _text_px)
+                         _set_pos, _text_px)
 from .style import PlotStyle
 
 __all__ = ["SweepPlot"]
@@ -201,7 +201,7 @@ class SweepPlot(_LogPlot):
             rows = pd.stack_rows([ln.crit_x for ln in lines], widths)
             for ln, row in zip(lines, rows):
                 lab = self.crit_labels[ln.key]
-                lab.setPos(ln.crit_x, y0)
+                _set_pos(lab, ln.crit_x, y0)
                 _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
         self._place_legend()
 
