@@ -295,3 +295,22 @@ def test_duplicate_chips_are_dropped_and_selected_is_clamped(tmp_path):
     d["selected"] = 99
     sc = Scenario.from_dict(copy.deepcopy(d))
     assert sc.chips == ["tpu-v5e", "b200"] and sc.selected == len(sc.ops) - 1
+
+
+def test_a_file_with_an_llm_step_reads_in_a_fresh_process_that_never_imported_it():
+    """The LLM op kind registers itself on import: reading a scenario must not depend on
+    some other module having imported it first (the examples menu once did)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "resources" / "examples" / \
+        "10-llm-llama-2-7b-one-gpu.json"
+    code = ("import sys; from roofgui.model.scenario import Scenario; "
+            "assert 'roofgui.model.llm' not in sys.modules; "
+            f"sc = Scenario.from_json(open({str(example)!r}).read()); "
+            "print(sc.ops[0].kind)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "llm"

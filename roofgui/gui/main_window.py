@@ -11,7 +11,6 @@ The window itself computes nothing.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import os
 from pathlib import Path
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 
 from ..model.catalog import Catalog
 from ..model.errors import ModelError
+from ..model.ops import load_optional_op_kinds
 from ..model.plotdata import assign_colours
 from ..model.scenario import (Evaluation, Scenario, evaluate_scenario, resolve_chips,
                               sweep_scenario)
@@ -37,15 +37,9 @@ APP_TITLE = "Roofline Explorer"
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
 
 
-#: Modules that register further op kinds (``ops.register``) when imported.
-OPTIONAL_OP_KINDS = ("roofgui.model.llm",)
-
-
 def load_op_kinds() -> None:
     """Import the modules that register op kinds, so the form lists them and files using them open."""
-    for name in OPTIONAL_OP_KINDS:
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+    load_optional_op_kinds()
 
 
 def palette_is_dark(palette: QPalette | None = None) -> bool:

@@ -193,6 +193,23 @@ def register(kind: OpKind) -> OpKind:
     return kind
 
 
+#: Modules that register further op kinds when imported (kept out of start-up: the LLM
+#: step reads its presets' TOML on import).
+OPTIONAL_OP_KINDS = ("roofgui.model.llm",)
+
+
+def load_optional_op_kinds() -> None:
+    """Import the modules of :data:`OPTIONAL_OP_KINDS`, registering their op kinds.
+
+    Reading a scenario calls it before it calls a kind unknown, so a file with an LLM
+    step opens whichever module was imported first (the window, the command line, the
+    examples menu, a test on its own)."""
+    import importlib
+
+    for name in OPTIONAL_OP_KINDS:
+        importlib.import_module(name)
+
+
 _MM_DIMS = (
     DimSpec("B", "B (batch, tokens)", 256, "Rows of X: the batch size in tokens."),
     DimSpec("D", "D (contracted)", 8192, "The contracted dimension: columns of X, rows of Y."),
@@ -225,6 +242,8 @@ register(OpKind("custom", "Custom FLOPs and bytes",
 
 
 def get_kind(name: str) -> OpKind:
+    if name not in OP_KINDS:
+        load_optional_op_kinds()
     try:
         return OP_KINDS[name]
     except KeyError:

@@ -34,7 +34,7 @@ import numpy as np
 from .catalog import Catalog
 from .chips import Chip
 from .errors import ModelError, ScenarioError
-from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, op_work
+from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optional_op_kinds, op_work
 from .paths import atomic_write
 from .roofline import (Analysis, Result, Settings, analyze, chip_figures,  # noqa: F401
                        critical_values_many, evaluate_figures, evaluate_many)
@@ -279,6 +279,8 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
     od = _expect(od, dict, where, p.rstrip("."), "an object")
     _keys(od, {"name", "kind", "dims", "dtypes", "shard", "params"}, where, p)
     kind = _expect(od.get("kind", "matmul"), str, where, p + "kind", "an op kind")
+    if kind not in OP_KINDS:
+        load_optional_op_kinds()
     if kind not in OP_KINDS:
         _fail(where, p + "kind", f"unknown op {kind!r} (known: {', '.join(OP_KINDS)})")
     k = OP_KINDS[kind]
