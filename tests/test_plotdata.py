@@ -523,6 +523,35 @@ def test_simplify_edge_cases():
     assert m[3] and m[0] and m[-1]
 
 
+@pytest.mark.parametrize("few, compact", [(0, 10 ** 9), (0, 0), (10 ** 9, 10 ** 9)])
+def test_simplify_keeps_the_same_points_however_its_passes_run(monkeypatch, few, compact):
+    # a stage's last few points are finished in plain Python, and long stages drop their
+    # finished chords: neither may change a point kept (equal distances, repeated points
+    # and a closed polyline, whose ends coincide, included)
+    rng = np.random.default_rng(11)
+    xs, ys = [], []
+    for k in range(8):
+        n = int(rng.integers(3, 3000)) if k < 6 else 5000
+        if k % 2:  # runs of repeated points
+            i = np.sort(rng.integers(0, n // 4 + 1, n))
+            xs.append(i * 0.01)
+            ys.append(np.round(np.sin(i * 0.3), 2) * 1e-2)
+        elif k == 6:
+            t = np.linspace(0, 2 * np.pi, n)
+            xs.append(np.cos(t) + rng.normal(0, 1e-4, n))
+            ys.append(np.sin(t))
+            xs[-1][-1], ys[-1][-1] = xs[-1][0], ys[-1][0]
+        else:
+            xs.append(np.sort(rng.uniform(0, 1, n)))
+            ys.append(np.round(rng.normal(0, 1, n).cumsum(), 1) * 1e-3)  # equal distances
+    want = [pd.simplify_polylines(xs, ys, tol) for tol in (0.0, 1e-4, 1e-3)]
+    monkeypatch.setattr(pd, "_FEW", few)
+    monkeypatch.setattr(pd, "_COMPACT", compact)
+    for tol, masks in zip((0.0, 1e-4, 1e-3), want):
+        for got, m in zip(pd.simplify_polylines(xs, ys, tol), masks):
+            np.testing.assert_array_equal(got, m)
+
+
 def test_sweep_geometry_draws_few_points_of_the_models_curve(cat):
     sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
                   ops=[OpSpec("mm", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})],
