@@ -81,6 +81,7 @@ class RooflinePlot(_LogPlot):
             for ln in item.lines:
                 ln.setPen(pg.mkPen(None))
                 ln.setHoverPen(pg.mkPen(None))
+                ln.setVisible(False)  # (they draw nothing: not asked to on every repaint)
             self.addItem(item, ignoreBounds=True)
             self.region_items[kind] = item
             self.region_labels[kind] = self._new_text(-90, (0.5, 0.0))
