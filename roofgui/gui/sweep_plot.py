@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from ..model import plotdata as pd
 from .plot_base import _LogPlot
 from .plot_items import (_Canvas, _Curve, _face, _font, _halo, _pen, _qcolor, _set_anchor,
-                         _set_pos, _text_px)
+                         _set_pos, _style_scatter, _text_px)
 from .style import PlotStyle
 
 __all__ = ["SweepPlot"]
@@ -154,11 +154,9 @@ class SweepPlot(_LogPlot):
             if not self._changed(("style", "curve") + ln.key, (id(s), col, ln.dash)):
                 continue
             self.curves[ln.key].setPen(_pen(col, s.curve_width, ln.dash))
-            m = self.crit_markers[ln.key]
-            m.setSymbol("o")
-            m.setSize(s.ridge_size * 1.3)
-            m.setPen(_pen(col, s.marker_outline * 1.5))
-            m.setBrush(pg.mkBrush(face))
+            # (one render of the marker's symbol, not one per setter)
+            _style_scatter(self.crit_markers[ln.key], _pen(col, s.marker_outline * 1.5),
+                           pg.mkBrush(face), s.ridge_size * 1.3, "o")
             self.crit_guides[ln.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
             lab = self.crit_labels[ln.key]
             lab.setColor(_qcolor(col))
