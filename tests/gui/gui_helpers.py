@@ -55,3 +55,29 @@ def assert_same_picture(a_plot, b_plot):
     # ~60 by 2).  A stale or misplaced line is off by tens to hundreds where it was
     # and where it should be.
     assert d.max() <= 2, f"{(d > 2).sum()} pixels differ by more than 2, up to {d.max()}"
+
+
+def cached_and_plain(qtbot, cls, size=(820, 520)):
+    """Two plots of ``cls``: one drawing through the screen caches and canvases (as the
+    window's), one plain (as an export's), shown side by side at ``size``."""
+    cached, plain = cls(), cls()
+    cached.use_screen_caches()
+    for w in (cached, plain):
+        qtbot.addWidget(w)
+        w.resize(*size)
+        w.show()
+    qtbot.waitExposed(cached)
+    return cached, plain
+
+
+def three_ops(**kwargs):
+    """Three chips and three matmuls (bf16, int8 weights, sharded over D): what the canvas
+    tests draw; ``kwargs`` go to the Scenario (a sweep, say)."""
+    from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
+
+    return Scenario(
+        chips=["tpu-v5e", "h100-sxm", "mi300x"],
+        ops=[OpSpec("bf16", "matmul", {"B": 256, "D": 8192, "F": 8192}),
+             OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
+             OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
+                    shard=ShardSpec("D", 2, "scale-up"))], **kwargs)

@@ -14,38 +14,19 @@ import pytest
 from roofgui.gui.plot_items import _Canvas
 from roofgui.gui.plots import SweepPlot
 from roofgui.gui.style import SCREEN_DARK
-from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
 
-from gui_helpers import assert_same_picture, pixels
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return Catalog.load(False)
+from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
 
 
 def scenario():
-    return Scenario(
-        chips=["tpu-v5e", "h100-sxm", "mi300x"],
-        ops=[OpSpec("bf16", "matmul", {"B": 256, "D": 8192, "F": 8192}),
-             OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
-             OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
-                    shard=ShardSpec("D", 2, "scale-up"))],
-        sweep=SweepSpec("B", 1, 65536, 800))
+    return three_ops(sweep=SweepSpec("B", 1, 65536, 800))
 
 
 @pytest.fixture
 def pair(qtbot):
     """A plot drawing through canvases (as the window's) and a plain one (as an export's)."""
-    cached, plain = SweepPlot(), SweepPlot()
-    cached.use_screen_caches()
-    for w in (cached, plain):
-        qtbot.addWidget(w)
-        w.resize(820, 520)
-        w.show()
-    qtbot.waitExposed(cached)
-    return cached, plain
+    return cached_and_plain(qtbot, SweepPlot)
 
 
 def show(pair, sc, cat):
@@ -68,10 +49,10 @@ def fresh_plain(qtbot, cached, sc, curves):
     return ref
 
 
-def test_a_canvas_plot_looks_like_a_plain_one_through_every_kind_of_change(qtbot, pair, cat):
+def test_a_canvas_plot_looks_like_a_plain_one_through_every_kind_of_change(qtbot, pair, shipped):
     cached, plain = pair
     sc = scenario()
-    show(pair, sc, cat)
+    show(pair, sc, shipped)
     assert_same_picture(cached, plain)
     steps = [
         lambda: sc.ops[0].dims.update(D=6000.0),     # the first op's curves move
@@ -86,7 +67,7 @@ def test_a_canvas_plot_looks_like_a_plain_one_through_every_kind_of_change(qtbot
     ]
     for step in steps:
         step()
-        curves = show(pair, sc, cat)
+        curves = show(pair, sc, shipped)
         # (a plot kept through chips coming and going stacks a new chip's lines on top;
         # the canvas draws op by op, as a plot built afresh, an export, does)
         assert_same_picture(cached, fresh_plain(qtbot, cached, sc, curves))
@@ -101,18 +82,18 @@ def test_a_canvas_plot_looks_like_a_plain_one_through_every_kind_of_change(qtbot
         assert_same_picture(cached, ref)
 
 
-def test_an_edit_of_one_op_draws_no_picture_of_the_others(pair, cat):
+def test_an_edit_of_one_op_draws_no_picture_of_the_others(pair, shipped):
     cached, plain = pair
     curves_canvas = cached.canvases["curve"]
     guides_canvas = cached.canvases["critguide"]
     sc = scenario()
-    show(pair, sc, cat)
+    show(pair, sc, shipped)
     pixels(cached)
 
     def renders_after(edit):
         before = curves_canvas.renders + guides_canvas.renders
         edit()
-        show(pair, sc, cat)
+        show(pair, sc, shipped)
         pixels(cached)
         return curves_canvas.renders + guides_canvas.renders - before
 
@@ -135,10 +116,10 @@ def test_an_edit_of_one_op_draws_no_picture_of_the_others(pair, cat):
     assert_same_picture(cached, plain)
 
 
-def test_lines_on_a_canvas_are_still_the_plots_items(pair, cat):
+def test_lines_on_a_canvas_are_still_the_plots_items(pair, shipped):
     cached, plain = pair
     sc = scenario()
-    show(pair, sc, cat)
+    show(pair, sc, shipped)
     for key, item in cached.curves.items():
         assert item._canvas is cached.canvases["curve"]
         assert item.flags() & item.GraphicsItemFlag.ItemHasNoContents
@@ -153,7 +134,7 @@ def test_lines_on_a_canvas_are_still_the_plots_items(pair, cat):
     assert all(it._canvas is None for it in plain.curves.values())
 
 
-def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, cat):
+def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, shipped):
     """The window's roofline keeps its axes and legend texts as pictures (Qt's device
     cache): through edits, chips, a zoom, another style and sizes it shows what a plain
     roofline shows."""
@@ -170,7 +151,7 @@ def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, cat):
     sc = scenario()
 
     def show():
-        ev = evaluate_scenario(sc, cat)
+        ev = evaluate_scenario(sc, shipped)
         for w in (cached, plain):
             w.update_from(sc, ev)
 
@@ -212,7 +193,7 @@ def busy_sweep() -> Scenario:
         sweep=SweepSpec("B", 1.0, 16384.0, 400, "flops"))
 
 
-def test_on_screen_the_legend_stays_put_through_edits_that_nearly_tie_two_corners(pair, cat):
+def test_on_screen_the_legend_stays_put_through_edits_that_nearly_tie_two_corners(pair, shipped):
     from dataclasses import replace
 
     cached, plain = pair
@@ -224,7 +205,7 @@ def test_on_screen_the_legend_stays_put_through_edits_that_nearly_tie_two_corner
     for i, d in enumerate(values):
         op = replace(sc.ops[0], dims=dict(sc.ops[0].dims, D=int(d)))
         now = replace(sc, ops=[op] + sc.ops[1:])
-        curves = show(pair, now, cat)
+        curves = show(pair, now, shipped)
         if i == 0:  # the first placement is the plain one's: nothing is held yet
             assert cached.legend_corner == plain.legend_corner
         seen["screen"].append(cached.legend_corner)
@@ -236,5 +217,5 @@ def test_on_screen_the_legend_stays_put_through_edits_that_nearly_tie_two_corner
     # worse off, the legend still moves there (one op alone, at the bottom right)
     held = cached.legend_corner
     lone = replace(sc, ops=[sc.ops[0]], chips=["tpu-v5e"])
-    show(pair, lone, cat)
+    show(pair, lone, shipped)
     assert cached.legend_corner == plain.legend_corner != held

@@ -8,42 +8,23 @@ styles, sizes): a plot with canvases and one without, fed the same evaluations, 
 compared pixel by pixel.  And the cache must skip work: an op's edit draws no picture.
 """
 
-import numpy as np
 import pytest
 
 from roofgui.gui.plots import RooflinePlot
 from roofgui.gui.style import SCREEN_DARK
-from roofgui.model.catalog import Catalog
-from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, evaluate_scenario
+from roofgui.model.scenario import evaluate_scenario
 
-from gui_helpers import assert_same_picture, pixels
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return Catalog.load(False)
+from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
 
 
 def scenario():
-    return Scenario(
-        chips=["tpu-v5e", "h100-sxm", "mi300x"],
-        ops=[OpSpec("bf16", "matmul", {"B": 256, "D": 8192, "F": 8192}),
-             OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
-             OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
-                    shard=ShardSpec("D", 2, "scale-up"))])
+    return three_ops()
 
 
 @pytest.fixture
 def pair(qtbot):
     """A plot drawing through canvases (as the window's) and a plain one (as an export's)."""
-    cached, plain = RooflinePlot(), RooflinePlot()
-    cached.use_screen_caches()
-    for w in (cached, plain):
-        qtbot.addWidget(w)
-        w.resize(820, 520)
-        w.show()
-    qtbot.waitExposed(cached)
-    return cached, plain
+    return cached_and_plain(qtbot, RooflinePlot)
 
 
 def show(pair, sc, cat):
@@ -59,10 +40,10 @@ def show(pair, sc, cat):
 
 
 def test_a_canvas_roofline_looks_like_a_plain_one_through_every_kind_of_change(qtbot, pair,
-                                                                               cat):
+                                                                               shipped):
     cached, plain = pair
     sc = scenario()
-    show(pair, sc, cat)
+    show(pair, sc, shipped)
     assert_same_picture(cached, plain)
     steps = [
         lambda: sc.ops[0].dims.update(B=1024.0),     # an op's points move: roofs as they were
@@ -75,7 +56,7 @@ def test_a_canvas_roofline_looks_like_a_plain_one_through_every_kind_of_change(q
     ]
     for step in steps:
         step()
-        show(pair, sc, cat)
+        show(pair, sc, shipped)
         assert_same_picture(cached, plain)
     for change in (lambda w: w.vb.setRange(xRange=(1.0, 3.5), yRange=(12.0, 15.5), padding=0.0),
                    lambda w: w.set_style(SCREEN_DARK),
@@ -85,16 +66,16 @@ def test_a_canvas_roofline_looks_like_a_plain_one_through_every_kind_of_change(q
         assert_same_picture(cached, plain)
 
 
-def test_an_op_edit_draws_no_picture_of_the_roofs(pair, cat):
+def test_an_op_edit_draws_no_picture_of_the_roofs(pair, shipped):
     cached, plain = pair
     roofs, guides = cached.canvases["roofs"], cached.canvases["guides"]
     sc = scenario()
-    show(pair, sc, cat)
+    show(pair, sc, shipped)
     pixels(cached)
     for b in (300.0, 400.0, 512.0):
         before = roofs.renders + guides.renders
         sc.ops[0].dims.update(B=b)
-        show(pair, sc, cat)
+        show(pair, sc, shipped)
         pixels(cached)
         assert roofs.renders + guides.renders == before
         _, live, _ = roofs._split()
@@ -109,7 +90,7 @@ def test_an_op_edit_draws_no_picture_of_the_roofs(pair, cat):
     # a chip's what-if redraws the pictures
     before = roofs.renders
     sc.what_if.peak = 2.0
-    show(pair, sc, cat)
+    show(pair, sc, shipped)
     pixels(cached)
     assert roofs.renders > before
     assert_same_picture(cached, plain)
