@@ -545,8 +545,10 @@ def test_simplify_keeps_the_same_points_however_its_passes_run(monkeypatch, few,
             xs.append(np.sort(rng.uniform(0, 1, n)))
             ys.append(np.round(rng.normal(0, 1, n).cumsum(), 1) * 1e-3)  # equal distances
     want = [pd.simplify_polylines(xs, ys, tol) for tol in (0.0, 1e-4, 1e-3)]
-    monkeypatch.setattr(pd, "_FEW", few)
-    monkeypatch.setattr(pd, "_COMPACT", compact)
+    from roofgui.model import polylines
+
+    monkeypatch.setattr(polylines, "_FEW", few)
+    monkeypatch.setattr(polylines, "_COMPACT", compact)
     for tol, masks in zip((0.0, 1e-4, 1e-3), want):
         for got, m in zip(pd.simplify_polylines(xs, ys, tol), masks):
             np.testing.assert_array_equal(got, m)

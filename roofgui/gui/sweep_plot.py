@@ -1,6 +1,6 @@
 """The sweep plot: attainable FLOP/s (or time per op) against a swept dimension, one
 curve per op × chip, with each curve's critical value marked.  It only draws: every
-coordinate comes from :func:`roofgui.model.plotdata.sweep_geometry`.  (Moved out of
+coordinate comes from :func:`roofgui.model.sweepgeom.sweep_geometry`.  (Moved out of
 :mod:`.plots`, which re-exports it.)
 """
 
@@ -12,6 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from ..model import plotdata as pd
+from ..model import sweepgeom as sg
 from .plot_base import _LogPlot
 from .plot_items import (_Canvas, _Curve, _face, _font, _halo, _pen, _qcolor, _set_anchor,
                          _set_pos, _style_scatter, _text_px)
@@ -31,14 +32,14 @@ class SweepPlot(_LogPlot):
         super().__init__(parent, style, "plain", "si")
         self._x_title = "B (batch, tokens)"
         self._y_title = "Attainable performance (FLOP/s)"
-        self.geometry: pd.SweepGeometry | None = None
+        self.geometry: sg.SweepGeometry | None = None
         self.curves: dict[tuple[int, str, str], _Curve] = {}
         self.crit_markers: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
         self.crit_guides: dict[tuple[int, str, str], _Curve] = {}
         self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
         self._colours: dict[str, int] = {}
         #: each curve's log10 points and drawing, reused for the curves an edit leaves alone
-        self._memo = pd.SweepMemo()
+        self._memo = sg.SweepMemo()
         #: per op: the scene samples of its curves for legend placement, and their key
         self._op_samples: dict[tuple, tuple] = {}
         #: per line key, what its items were last set from (see update_from)
@@ -75,7 +76,7 @@ class SweepPlot(_LogPlot):
         """
         prev = dict(self._colours)
         prev.update({k: v for k, v in (colours or {}).items() if not k.startswith("op:")})
-        g = pd.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette),
+        g = sg.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette),
                              memo=self._memo)
         self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
             or self._colours
