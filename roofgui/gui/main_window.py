@@ -37,11 +37,6 @@ APP_TITLE = "Roofline Explorer"
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
 
 
-def load_op_kinds() -> None:
-    """Import the modules that register op kinds, so the form lists them and files using them open."""
-    load_optional_op_kinds()
-
-
 def palette_is_dark(palette: QPalette | None = None) -> bool:
     p = palette or QApplication.palette()
     return p.color(QPalette.ColorRole.Window).lightness() < 128
@@ -299,7 +294,7 @@ class MainWindow(QMainWindow):
         from .style import screen_style
 
         self._screen_style = screen_style
-        load_op_kinds()
+        load_optional_op_kinds()  # (the form lists every op kind, the LLM step's too)
         self.catalog = catalog if catalog is not None else Catalog.load()
         self.setObjectName("MainWindow")
         self.setWindowTitle(APP_TITLE)
