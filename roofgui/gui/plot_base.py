@@ -61,6 +61,7 @@ class _Label(pg.TextItem):
         text's size; the text is moved only when the offset changes."""
         t = self.textItem
         if not t.transform().isIdentity():  # (never, but then pyqtgraph's way)
+            self._rect = None
             super().updateTextPos()
             return
         r = t.boundingRect()
@@ -69,6 +70,20 @@ class _Label(pg.TextItem):
         q = t.pos()
         if q.x() != x or q.y() != y:
             t.setPos(x, y)
+        rect = QtCore.QRectF(x + r.x(), y + r.y(), r.width(), r.height())
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = rect
+
+    #: the text's rectangle in this item, as pyqtgraph's ``boundingRect`` maps it (kept by
+    #: :meth:`updateTextPos`, which every change of text, font, width or anchor calls)
+    _rect: QtCore.QRectF | None = None
+
+    def boundingRect(self):  # noqa: N802 (Qt's name)
+        """The text's rectangle: Qt asks for it about six times per label and repaint
+        (~5 us a call through pyqtgraph's mapping)."""
+        r = self._rect
+        return QtCore.QRectF(r) if r is not None else super().boundingRect()
 
     def paint(self, p, *args):
         s = self.scene()
@@ -493,6 +508,7 @@ class _LogPlot(pg.PlotWidget):
         if item is None:
             item = _Label("", anchor=anchor)
             item.textItem.document().setDocumentMargin(1.0)
+            item.updateTextPos()  # (the margin changes the text's rectangle)
             item.setZValue(z)
             self.addItem(item, ignoreBounds=True)
             self._labels.append(item)

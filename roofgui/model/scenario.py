@@ -579,7 +579,8 @@ def _sweep_op(kind, op: OpSpec, chips: list[Chip], settings: Settings, dim: str,
 def _sweep_nbytes(per_phase: list[tuple[str, list, list]]) -> int:
     seen: dict[int, int] = {}
     for _, cells, _ in per_phase:
-        for _, res, _ in cells:
+        # a phase's cells are rows of the same arrays (see _sweep_op): the first has them all
+        for _, res, _ in cells[:1]:
             for f in _RESULT_FIELDS:
                 a = getattr(res, f)
                 base = a.base if isinstance(a, np.ndarray) and a.base is not None else a

@@ -126,8 +126,12 @@ class _SweepLogs:
             return v
 
         def _crit_y(lc: float) -> float:
-            tm = np.broadcast_to(np.asarray(r.t_math, dtype=np.float64), x.shape)
-            fl = np.broadcast_to(np.asarray(r.flops, dtype=np.float64), x.shape)
+            tm = np.asarray(r.t_math, dtype=np.float64)
+            fl = np.asarray(r.flops, dtype=np.float64)
+            if tm.shape != x.shape:  # (a value that does not vary along the sweep)
+                tm = np.broadcast_to(tm, x.shape)
+            if fl.shape != x.shape:
+                fl = np.broadcast_to(fl, x.shape)
             if ok is None:
                 # np.interp reads only the two points around lc: compute just those
                 j = min(max(int(np.searchsorted(lx, lc, side="right")) - 1, 0), lx.size - 2)

@@ -175,3 +175,39 @@ def test_the_working_keeps_its_scroll_position_and_no_history(window):
         assert f"B={text}" in window.results.heading.text()
     assert bar.value() == kept  # (setPlainText would have scrolled back to the top)
     assert not view.document().isUndoAvailable()
+
+
+def test_a_labels_kept_rectangle_is_the_one_pyqtgraph_works_out(qtbot):
+    """``_Label`` keeps its text's rectangle rather than mapping it on every ask: after
+    each change of text, font, anchor or margin it must equal pyqtgraph's own answer."""
+    import pyqtgraph as pg
+    from PySide6 import QtGui
+
+    from roofgui.gui.plot_base import _Label
+
+    lab = _Label("", anchor=(0.5, 1.0))
+    lab.textItem.document().setDocumentMargin(1.0)
+    lab.updateTextPos()
+
+    def same():
+        assert lab.boundingRect() == pg.TextItem.boundingRect(lab)
+
+    same()
+    for text in ("B* = 241", "D* = 8,755 (two chips)", "x", ""):
+        lab.setText(text)
+        same()
+    lab.setText("B* = 243")
+    font = QtGui.QFont()
+    font.setPointSizeF(17.0)
+    font.setBold(True)
+    lab.setFont(font)
+    same()
+    for anchor in ((0.0, 0.0), (1.0, -0.3), (0.5, 2.05)):
+        lab.setAnchor(anchor)
+        same()
+    lab.textItem.document().setDocumentMargin(6.0)
+    lab.updateTextPos()
+    same()
+    r = lab.boundingRect()
+    r.adjust(0, 0, 50, 50)  # (a caller changing the rectangle it got changes no label)
+    same()
