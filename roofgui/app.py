@@ -560,6 +560,28 @@ def _smoke_check(app, window) -> None:
     QtCore.QTimer.singleShot(0, done)
 
 
+#: how long after the window is shown :func:`freeze_startup_objects` runs (its first
+#: paint is long done; the collection it starts with takes ~40 ms, once)
+FREEZE_AFTER_MS = 1500
+
+
+def freeze_startup_objects() -> int:
+    """Collect garbage once, then move every object alive now out of the collector's sight.
+
+    Start-up leaves ~76,000 objects the collector tracks (Qt's and pyqtgraph's wrappers,
+    the catalog, the model's tables) that live as long as the window.  A full collection
+    visits them all: about 40 ms, a stall of two or three frames that comes every few
+    hundred keystrokes, as the undo steps and caches an edit keeps build up.  Frozen
+    (``gc.freeze``), they are no longer visited, and a full collection looks at what the
+    session made since.  Returns how many objects were frozen.
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Open the window.  Returns the exit status (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -599,6 +621,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _show_startup_failure(e)
         return EXIT_STARTUP_FAILED
     window.show()
+    from PySide6 import QtCore
+
+    QtCore.QTimer.singleShot(FREEZE_AFTER_MS, freeze_startup_objects)
     if smoke:
         _smoke_check(app, window)
     return app.exec()

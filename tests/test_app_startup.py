@@ -769,3 +769,35 @@ def test_deferring_the_sweep_plot_leaves_the_first_frame_unchanged(qtbot, shippe
     eager = _first_frame(qtbot, shipped_catalog, True, path)
     assert deferred.size() == eager.size()
     assert deferred == eager
+
+
+def test_start_up_objects_are_frozen_out_of_the_collectors_sight():
+    """What ``main`` schedules once the window is up: a full collection then visits only
+    what the session made since, not every object start-up left."""
+    import gc
+
+    class Cycle:
+        pass
+
+    import weakref
+
+    keep = [Cycle() for _ in range(1000)]
+    was_enabled = gc.isenabled()
+    gc.disable()  # (no automatic collection between here and the freeze)
+    garbage = Cycle()
+    garbage.me = garbage  # (a cycle: only a collection frees it)
+    gone = weakref.ref(garbage)
+    del garbage
+    try:
+        frozen = app_mod.freeze_startup_objects()
+        assert frozen == gc.get_freeze_count() >= len(keep)
+        assert gone() is None  # the garbage was collected first, not frozen with the rest
+        # a fresh object is the collector's again; the frozen ones are not
+        fresh = Cycle()
+        assert gc.is_tracked(fresh) and any(o is fresh for o in gc.get_objects())
+        assert not any(o is keep[0] for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+    assert any(o is keep[0] for o in gc.get_objects())

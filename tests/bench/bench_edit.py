@@ -29,6 +29,7 @@ baseline edit, ...), so that machine noise hits both alike.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -168,6 +169,9 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
     import bench_edit_baseline as base
 
     out: dict = {}
+    from roofgui.app import freeze_startup_objects
+
+    frozen = None
     for view in views:
         if view == "sweep":
             w.tabs.setCurrentIndex(1)
@@ -177,6 +181,10 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
             plot, dim = w.roofline_plot, "B"
         probe = PaintProbe(plot.viewport())
         warm_paint(app, [probe], w)
+        if frozen is None:
+            # what the app does once its window is up (roofgui.app.main); after the edits,
+            # a full collection's pause is timed with those objects frozen and without
+            frozen = freeze_startup_objects()
         edit = w.form.editor.dim_edit(dim)
         start = float(edit.value() or 256)
         values = fresh_values(start, edits + 5 * max(5, edits // 10))
@@ -249,6 +257,13 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
                      "panels_samples": panels,
                      "paints_per_edit": float(np.mean(paints)), "late_paints": late,
                      "baseline_late_paints": blate}
+    t0 = time.perf_counter()
+    gc.collect()
+    t1 = time.perf_counter()
+    gc.unfreeze()
+    gc.collect()
+    out["gc"] = {"frozen": frozen, "full_collection_frozen_s": t1 - t0,
+                 "full_collection_s": time.perf_counter() - t1}
     w.hide()
     return out
 
