@@ -257,12 +257,19 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
                      "panels_samples": panels,
                      "paints_per_edit": float(np.mean(paints)), "late_paints": late,
                      "baseline_late_paints": blate}
+    # (the baselines' windows, closed, go first: what a full collection then visits is
+    # what lives, the window and its session's undo steps and caches)
+    from PySide6 import QtCore
+
+    app.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    gc.collect()
+    tracked = len(gc.get_objects())  # (the frozen ones aside)
     t0 = time.perf_counter()
     gc.collect()
     t1 = time.perf_counter()
     gc.unfreeze()
     gc.collect()
-    out["gc"] = {"frozen": frozen, "full_collection_frozen_s": t1 - t0,
+    out["gc"] = {"frozen": frozen, "tracked": tracked, "full_collection_frozen_s": t1 - t0,
                  "full_collection_s": time.perf_counter() - t1}
     w.hide()
     return out
