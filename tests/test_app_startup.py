@@ -801,3 +801,45 @@ def test_start_up_objects_are_frozen_out_of_the_collectors_sight():
         if was_enabled:
             gc.enable()
     assert any(o is keep[0] for o in gc.get_objects())
+
+
+def test_the_window_paints_without_qts_fill_thread_pool(tmp_path, monkeypatch):
+    """Qt's pool of fill threads costs a two-core machine more than it saves on a
+    keystroke's repaint: the app turns it off before its QApplication, unless the user
+    has set the variable."""
+    monkeypatch.delenv("QT_NO_GUI_THREADPOOL", raising=False)
+    app_mod.use_interactive_qt_settings()
+    assert os.environ["QT_NO_GUI_THREADPOOL"] == "1"
+    monkeypatch.setenv("QT_NO_GUI_THREADPOOL", "yes")
+    app_mod.use_interactive_qt_settings()
+    assert os.environ["QT_NO_GUI_THREADPOOL"] == "yes"  # (the user's own stays)
+    # the window as the app starts it, painted: Qt starts no pooled thread
+    code = (
+        "import os, sys\n"
+        "from roofgui import app as a\n"
+        "q = a.create_application([])\n"
+        "from roofgui.gui.main_window import MainWindow\n"
+        "from PySide6 import QtCore\n"
+        "w = MainWindow(restore=False); w.resize(1280, 800); w.show()\n"
+        "for _ in range(3):\n"
+        "    w.roofline_plot.viewport().repaint(); w.repaint(); q.processEvents()\n"
+        "names = [open(f'/proc/self/task/{t}/comm').read().strip()\n"
+        "         for t in os.listdir('/proc/self/task')]\n"
+        "print('POOLED' if any('pooled' in n for n in names) else 'NONE')\n"
+        "os._exit(0)\n")
+    env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
+    env.update(QT_QPA_PLATFORM="offscreen", ROOFGUI_HOME=str(tmp_path / "home"))
+    out = {}
+    for unset in (False, True):
+        e = dict(env)
+        if unset:  # (what Qt does left to itself: the check can tell the two apart)
+            code_run = code.replace("q = a.create_application([])",
+                                    "from PySide6 import QtWidgets\n"
+                                    "q = QtWidgets.QApplication(['x'])")
+        else:
+            code_run = code
+        r = subprocess.run([sys.executable, "-c", code_run], env=e, capture_output=True,
+                           text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[1]))
+        out[unset] = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-500:]
+    assert out[False] == "NONE"
+    assert out[True] == "POOLED", out

@@ -14,6 +14,9 @@ def run(argv: list[str] | None = None) -> int:
     argv = list(sys.argv if argv is None else argv)
     from PySide6.QtWidgets import QApplication
 
+    from ..app import use_interactive_qt_settings
+
+    use_interactive_qt_settings()  # (as the installed app: before the QApplication)
     app = QApplication.instance() or QApplication(argv)
     app.setApplicationName("Roofline Explorer")
     app.setOrganizationName("roofgui")

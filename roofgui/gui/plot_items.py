@@ -7,6 +7,7 @@ view, a legend sample).  Qt and pyqtgraph only; the geometry comes from
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 import pyqtgraph as pg
@@ -326,7 +327,7 @@ class _Scatter(pg.ScatterPlotItem):
 def _same(a, b) -> bool:
     """The same object, or tuples of the same objects."""
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+        return len(a) == len(b) and all(map(operator.is_, a, b))  # (no generator frames)
     return a is b
 
 

@@ -151,6 +151,9 @@ def fresh_values(start: float, n: int, seed: int = 8) -> list[int]:
 def open_window(tmp: Path):
     from PySide6 import QtWidgets
 
+    from roofgui.app import use_interactive_qt_settings
+
+    use_interactive_qt_settings()  # what the app sets before its QApplication (for both windows)
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["roofgui-bench"])
     path = write_busy_scenario(tmp / "busy.json")
     from roofgui.gui.main_window import MainWindow
