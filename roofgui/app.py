@@ -13,9 +13,12 @@ opened at all:
   ``DISPLAY`` nobody answers on, a broken plugin) is caught by a temporary Qt
   message handler, which prints the same kind of message instead of Qt's abort.
 
-Then it creates the :class:`QApplication` (names, desktop file name, window
-icon), installs the unexpected-error hook (:mod:`roofgui.gui.errors_dialog`),
-and opens ``MainWindow(catalog=None, open_path=...)``.
+Then it creates the :class:`QApplication` (with the window's Qt settings,
+:data:`INTERACTIVE_QT_ENV`; names, desktop file name, window icon), installs the
+unexpected-error hook (:mod:`roofgui.gui.errors_dialog`), opens
+``MainWindow(catalog=None, open_path=...)`` and, once it is up, freezes the
+start-up objects out of the garbage collector's sight
+(:func:`freeze_startup_objects`).
 
 Everything up to creating the application imports no Qt module at module level,
 so the checks run even when Qt cannot be imported.

@@ -193,7 +193,7 @@ def table(res: dict) -> list[tuple[str, str, str, str]]:
                          f"{r['paints_per_edit']:.2f} paints per edit; {r['late_paints']} late paints",
                          "coalesced, no timer delay" if r["evaluations_per_burst"] <= 1.0
                          else "NOT coalesced"))
-        g = res["edit"].get("gc") if "views" in res["edit"] else None
+        g = res["edit"].get("gc")  # (None in runs saved before it was measured)
         if g is not None:
             rows.append(("2. A full garbage collection (Python runs one every few hundred "
                          "edits), after part 2's edits",
