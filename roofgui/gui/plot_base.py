@@ -41,6 +41,10 @@ def _covered(bounds: tuple[np.ndarray, ...], xs, ys) -> np.ndarray:
     return inside.sum(axis=1)
 
 
+_MOVING = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionChange
+_MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
+
+
 class _Label(pg.TextItem):
     """A TextItem without a slot of its own on the scene's ``sigPrepareForPaint``.
 
@@ -84,6 +88,28 @@ class _Label(pg.TextItem):
         (~5 us a call through pyqtgraph's mapping)."""
         r = self._rect
         return QtCore.QRectF(r) if r is not None else super().boundingRect()
+
+    def setPlainText(self, text):  # noqa: N802 (pyqtgraph's name)
+        """pyqtgraph's ``setPlainText`` (new text only), comparing with the text it last
+        set rather than reading the document back."""
+        if text != self._plain:
+            self._plain = text
+            self.textItem.setPlainText(text)
+            self.updateTextPos()
+
+    def setHtml(self, html):  # noqa: N802 (pyqtgraph's name)
+        self._plain = None
+        super().setHtml(html)
+
+    #: the text last set by :meth:`setPlainText` (None: not known, say after ``setHtml``)
+    _plain: str | None = None
+
+    def itemChange(self, change, value):  # noqa: N802 (Qt's name)
+        """A move runs no more Python: pyqtgraph would tell the view box the item's bounds
+        changed, and labels (added with ``ignoreBounds``) never count in its range."""
+        if change == _MOVING or change == _MOVED:
+            return value
+        return super().itemChange(change, value)
 
     def paint(self, p, *args):
         s = self.scene()

@@ -413,6 +413,8 @@ class _Curve(pg.PlotCurveItem):
                 and args[0].ndim == 1 and args[0].shape == args[1].shape
                 and args[0].dtype.kind == "f" and args[1].dtype.kind == "f"):
             self.xData, self.yData = args
+            # (known here, so that the path is built without pyqtgraph's finite check)
+            self._finite = bool(np.isfinite(args[0]).all() and np.isfinite(args[1]).all())
             self.invalidateBounds()
             self.prepareGeometryChange()
             self.informViewBoundsChanged()
@@ -424,7 +426,30 @@ class _Curve(pg.PlotCurveItem):
             self.update()
             self.sigPlotChanged.emit(self)
             return
+        self._finite = False
         super().setData(*args, **kargs)
+
+    #: True when the data last set through the lean ``setData`` is all finite (then its
+    #: path needs no finite check); False: not known
+    _finite = False
+
+    def getPath(self):  # noqa: N802 (pyqtgraph's name)
+        """The line's path, as pyqtgraph builds it (``arrayToQPath`` with the item's
+        ``connect``), without its checks of data known finite (~40 us a line; an edit
+        builds the path of every line it moves)."""
+        if self.path is None and self._finite and not self.opts["stepMode"] \
+                and self.xData is not None and len(self.xData):
+            self.path = pg.functions.arrayToQPath(self.xData, self.yData,
+                                                  connect=self.opts["connect"],
+                                                  finiteCheck=False)
+            self.fillPath = None
+            self._fillPathList = None
+            self._mouseShape = None
+        return super().getPath()
+
+    #: (pen, segmentedLineMode, antialias, whether pyqtgraph draws the line as separate
+    #: segments) for the last pen asked about
+    _segmented: tuple = (None, None, None, False)
 
     def paint(self, p, opt, widget):
         """A plain line on screen (no fill, no shadow, no composition mode) as pyqtgraph
@@ -443,7 +468,13 @@ class _Curve(pg.PlotCurveItem):
             return
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, o["antialias"])
         p.setPen(pen)
-        if self._shouldUseDrawLineSegments(pen):
+        # pyqtgraph's choice between segments and one path, asked again when the pen (setPen
+        # makes a new one) or an option it reads changes (~7 us a line)
+        ask = (pen, o["segmentedLineMode"], o["antialias"])
+        seg = self._segmented
+        if seg[0] is not pen or seg[1:3] != ask[1:]:
+            seg = self._segmented = ask + (self._shouldUseDrawLineSegments(pen),)
+        if seg[3]:
             p.drawLines(*self._getLineSegments())
         else:
             p.drawPath(self.getPath())

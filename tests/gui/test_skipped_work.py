@@ -211,3 +211,108 @@ def test_a_labels_kept_rectangle_is_the_one_pyqtgraph_works_out(qtbot):
     r = lab.boundingRect()
     r.adjust(0, 0, 50, 50)  # (a caller changing the rectangle it got changes no label)
     same()
+
+
+def test_a_labels_text_is_set_only_when_new_and_reads_back(qtbot):
+    """``_Label.setPlainText`` remembers the text it set instead of reading the document
+    back: the document always holds the text last given, through setText, setHtml and a
+    text set again after HTML."""
+    from roofgui.gui.plot_base import _Label
+
+    lab = _Label("", anchor=(0.5, 1.0))
+    assert lab.toPlainText() == ""
+    lab.setText("B* = 241")
+    doc = lab.textItem.document()
+    rev = doc.revision()
+    lab.setText("B* = 241")  # the same text: the document is left alone
+    assert doc.revision() == rev and lab.toPlainText() == "B* = 241"
+    lab.setText("B* = 243")
+    assert lab.toPlainText() == "B* = 243"
+    lab.setHtml("<b>B* = 243</b>")
+    lab.setText("B* = 243")  # plain again, though the words are the same
+    assert lab.toPlainText() == "B* = 243" and "<b>" not in lab.toHtml().split("<body")[1]
+    lab.setText("")
+    assert lab.toPlainText() == ""
+
+
+def test_a_label_moves_without_telling_the_view_box_and_still_moves(qtbot):
+    """A label's move skips pyqtgraph's bounds notice (labels never count in the view's
+    range) yet lands where it was sent, and the view's range is untouched."""
+    import pyqtgraph as pg
+
+    from roofgui.gui.plot_base import _Label
+
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    vb = w.getPlotItem().getViewBox()
+    vb.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+    lab = _Label("B* = 1", anchor=(0.5, 1.0))
+    w.addItem(lab, ignoreBounds=True)
+    seen = []
+    vb.itemBoundsChanged = lambda item: seen.append(item)  # (what pyqtgraph would call)
+    lab.setPos(0.25, 0.75)
+    assert (lab.pos().x(), lab.pos().y()) == (0.25, 0.75)
+    assert seen == []
+    assert vb.viewRange() == [[0.0, 1.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize("connect", ["all", "finite", "pairs"])
+def test_a_lines_lean_path_is_pyqtgraphs_path(qtbot, connect):
+    """``_Curve`` builds the path of data it knows is finite without pyqtgraph's finite
+    check: the same path pyqtgraph builds, for finite data and (checked then) for data
+    with gaps."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from roofgui.gui.plot_items import _Curve
+
+    def elements(path):
+        return [(path.elementAt(i).type, path.elementAt(i).x, path.elementAt(i).y)
+                for i in range(path.elementCount())]
+
+    x = np.linspace(0.0, 4.0, 9)
+    for y in (np.sin(x), np.where(x == 2.0, np.nan, np.cos(x)), np.full(9, np.inf)):
+        c = _Curve(connect=connect)
+        c.setData(x, y)
+        assert c._finite == bool(np.isfinite(y).all())
+        ref = pg.PlotCurveItem(connect=connect)
+        ref.setData(x, y)
+        assert elements(c.getPath()) == elements(ref.getPath())
+        assert c.getPath() is c.getPath()  # (built once)
+    c.setData(x=x, y=np.sin(x))  # through pyqtgraph's own setData: not known finite
+    assert not c._finite
+    assert elements(c.getPath()) == elements(pg.arrayToQPath(x, np.sin(x), connect=connect))
+
+
+def test_a_lines_choice_of_segments_follows_its_pen_and_options(qtbot):
+    """``_Curve.paint`` keeps pyqtgraph's segments-or-path answer per pen: a new pen, or
+    a change of antialiasing or segmentedLineMode, asks again."""
+    import numpy as np
+    from PySide6 import QtGui
+
+    from roofgui.gui.plot_items import _Curve, _pen
+
+    img = QtGui.QImage(64, 64, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    c = _Curve(antialias=True)
+    x = np.linspace(0.0, 60.0, 5)
+    c.setData(x, x)
+
+    def paint():
+        p = QtGui.QPainter(img)
+        c.paint(p, None, None)
+        p.end()
+        return c._segmented[3]
+
+    c.setPen(_pen("#1f77b4", 2.0))
+    assert paint() is False  # antialiased: one path
+    c.opts["antialias"] = False
+    assert paint() is True  # a wide, opaque, solid pen without antialiasing: segments
+    c.opts["segmentedLineMode"] = "off"
+    assert paint() is False
+    c.opts["segmentedLineMode"] = "auto"
+    assert paint() is True
+    c.setPen(_pen("#1f77b4", 1.0))  # a new pen, one pixel wide
+    assert paint() is False
+    for mode in ("on", "off"):
+        c.opts["segmentedLineMode"] = mode
+        assert paint() is (mode == "on")
