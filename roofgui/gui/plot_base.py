@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
+from .label import _Label
 from .style import SCREEN_LIGHT, PlotStyle
 from .plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _font, _pen,
                          _qcolor, _Sample, _Scatter, _text_px)
@@ -39,90 +40,6 @@ def _covered(bounds: tuple[np.ndarray, ...], xs, ys) -> np.ndarray:
     y = np.asarray(ys, dtype=np.float64)
     inside = (x >= lo_x[:, None]) & (x <= hi_x[:, None]) & (y >= lo_y[:, None]) & (y <= hi_y[:, None])
     return inside.sum(axis=1)
-
-
-_MOVING = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionChange
-_MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
-
-
-class _Label(pg.TextItem):
-    """A TextItem without a slot of its own on the scene's ``sigPrepareForPaint``.
-
-    pyqtgraph has every TextItem bring its transform up to date in a slot of its
-    own before each paint (~10 us each, thirty labels on a busy roofline, however
-    small the repaint); its plot does it for all its labels in one slot
-    (:meth:`_LogPlot._sync_label_transforms`), asking only those whose transform is
-    stale.  Drawn as pyqtgraph draws a TextItem.
-    """
-
-    def updateTextPos(self) -> None:  # noqa: N802 (pyqtgraph's name)
-        """The text's offset for the anchor, as pyqtgraph works it out, in Qt's types.
-
-        pyqtgraph maps the text's corners to this item and scales their difference by
-        the anchor with its Python ``Point`` class (~40 us, on every ``setText`` and
-        ``setAnchor``).  The text item is only ever moved, never transformed (rotation
-        and the view's scale are this item's own transform), so that difference is the
-        text's size; the text is moved only when the offset changes."""
-        t = self.textItem
-        if not t.transform().isIdentity():  # (never, but then pyqtgraph's way)
-            self._rect = None
-            super().updateTextPos()
-            return
-        r = t.boundingRect()
-        a = self.anchor
-        x, y = -(r.width() * a.x()), -(r.height() * a.y())
-        q = t.pos()
-        if q.x() != x or q.y() != y:
-            t.setPos(x, y)
-        rect = QtCore.QRectF(x + r.x(), y + r.y(), r.width(), r.height())
-        if rect != self._rect:
-            self.prepareGeometryChange()
-            self._rect = rect
-
-    #: the text's rectangle in this item, as pyqtgraph's ``boundingRect`` maps it (kept by
-    #: :meth:`updateTextPos`, which every change of text, font, width or anchor calls)
-    _rect: QtCore.QRectF | None = None
-
-    def boundingRect(self):  # noqa: N802 (Qt's name)
-        """The text's rectangle: Qt asks for it about six times per label and repaint
-        (~5 us a call through pyqtgraph's mapping)."""
-        r = self._rect
-        return QtCore.QRectF(r) if r is not None else super().boundingRect()
-
-    def setPlainText(self, text):  # noqa: N802 (pyqtgraph's name)
-        """pyqtgraph's ``setPlainText`` (new text only), comparing with the text it last
-        set rather than reading the document back."""
-        if text != self._plain:
-            self._plain = text
-            self.textItem.setPlainText(text)
-            self.updateTextPos()
-
-    def setHtml(self, html):  # noqa: N802 (pyqtgraph's name)
-        self._plain = None
-        super().setHtml(html)
-
-    #: the text last set by :meth:`setPlainText` (None: not known, say after ``setHtml``)
-    _plain: str | None = None
-
-    def itemChange(self, change, value):  # noqa: N802 (Qt's name)
-        """A move runs no more Python: pyqtgraph would tell the view box the item's bounds
-        changed, and labels (added with ``ignoreBounds``) never count in its range."""
-        if change == _MOVING or change == _MOVED:
-            return value
-        return super().itemChange(change, value)
-
-    def paint(self, p, *args):
-        s = self.scene()
-        if s is not self._lastScene:  # (pyqtgraph's first paint, less the connection)
-            self._lastScene = s
-            self.updateTransform()
-            p.setTransform(self.sceneTransform())
-        if self.border.style() != QtCore.Qt.PenStyle.NoPen \
-                or self.fill.style() != QtCore.Qt.BrushStyle.NoBrush:
-            p.setPen(self.border)
-            p.setBrush(self.fill)
-            p.setRenderHint(p.RenderHint.Antialiasing, True)
-            p.drawPolygon(self.textItem.mapToParent(self.textItem.boundingRect()))
 
 
 class _LogPlot(pg.PlotWidget):

@@ -177,64 +177,6 @@ def test_the_working_keeps_its_scroll_position_and_no_history(window):
     assert not view.document().isUndoAvailable()
 
 
-def test_a_labels_kept_rectangle_is_the_one_pyqtgraph_works_out(qtbot):
-    """``_Label`` keeps its text's rectangle rather than mapping it on every ask: after
-    each change of text, font, anchor or margin it must equal pyqtgraph's own answer."""
-    import pyqtgraph as pg
-    from PySide6 import QtGui
-
-    from roofgui.gui.plot_base import _Label
-
-    lab = _Label("", anchor=(0.5, 1.0))
-    lab.textItem.document().setDocumentMargin(1.0)
-    lab.updateTextPos()
-
-    def same():
-        assert lab.boundingRect() == pg.TextItem.boundingRect(lab)
-
-    same()
-    for text in ("B* = 241", "D* = 8,755 (two chips)", "x", ""):
-        lab.setText(text)
-        same()
-    lab.setText("B* = 243")
-    font = QtGui.QFont()
-    font.setPointSizeF(17.0)
-    font.setBold(True)
-    lab.setFont(font)
-    same()
-    for anchor in ((0.0, 0.0), (1.0, -0.3), (0.5, 2.05)):
-        lab.setAnchor(anchor)
-        same()
-    lab.textItem.document().setDocumentMargin(6.0)
-    lab.updateTextPos()
-    same()
-    r = lab.boundingRect()
-    r.adjust(0, 0, 50, 50)  # (a caller changing the rectangle it got changes no label)
-    same()
-
-
-def test_a_labels_text_is_set_only_when_new_and_reads_back(qtbot):
-    """``_Label.setPlainText`` remembers the text it set instead of reading the document
-    back: the document always holds the text last given, through setText, setHtml and a
-    text set again after HTML."""
-    from roofgui.gui.plot_base import _Label
-
-    lab = _Label("", anchor=(0.5, 1.0))
-    assert lab.toPlainText() == ""
-    lab.setText("B* = 241")
-    doc = lab.textItem.document()
-    rev = doc.revision()
-    lab.setText("B* = 241")  # the same text: the document is left alone
-    assert doc.revision() == rev and lab.toPlainText() == "B* = 241"
-    lab.setText("B* = 243")
-    assert lab.toPlainText() == "B* = 243"
-    lab.setHtml("<b>B* = 243</b>")
-    lab.setText("B* = 243")  # plain again, though the words are the same
-    assert lab.toPlainText() == "B* = 243" and "<b>" not in lab.toHtml().split("<body")[1]
-    lab.setText("")
-    assert lab.toPlainText() == ""
-
-
 def test_a_label_moves_without_telling_the_view_box_and_still_moves(qtbot):
     """A label's move skips pyqtgraph's bounds notice (labels never count in the view's
     range) yet lands where it was sent, and the view's range is untouched."""
