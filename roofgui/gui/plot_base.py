@@ -61,7 +61,7 @@ class _LogPlot(pg.PlotWidget):
         self.vb = vb
         # Grid lines at the labelled decades only, as one path (the axes draw the 2..9
         # minor ticks as short ticks): calmer than a grid line per minor tick, and cheap.
-        self.grid_item = pg.PlotCurveItem(connect="pairs", antialias=False)
+        self.grid_item = _Curve(connect="pairs", antialias=False)  # (its lean screen paint)
         self.grid_item.setZValue(-50)
         self.addItem(self.grid_item, ignoreBounds=True)
         self._has_view = False
@@ -462,12 +462,12 @@ class _LogPlot(pg.PlotWidget):
     screen_caches = False
 
     def use_screen_caches(self) -> None:
-        """For the window's plots, never an export's: Qt keeps the axes, the legend's texts
-        and every label's text as pictures at the screen's pixel ratio (Qt's device-
-        coordinate cache: pixel for pixel what they draw, at pixel ratios 1, 1.25, 1.5
-        and 2), so a repaint — an edit's, or the readout's under the mouse — blits them
-        instead of laying their text out again.  A picture is drawn again when its item
-        changes."""
+        """For the window's plots, never an export's: Qt keeps the axes and the legend's
+        texts as pictures at the screen's pixel ratio (Qt's device-coordinate cache), so a
+        repaint — an edit's, or the readout's under the mouse — blits them instead of
+        laying their text out again.  A picture is drawn again when its item changes.  (At
+        pixel ratios 1 and 2 pixel for pixel what they draw; at fractional ratios such as
+        1.25 a text may sit a fraction of a device pixel off.)"""
         if self.screen_caches:
             return
         self.screen_caches = True

@@ -567,7 +567,9 @@ class _Canvas(pg.GraphicsObject):
                 if item.isVisible():
                     item.paint(p, opt, widget)
             return
-        tr = p.combinedTransform()
+        # the painter's transform in the view's own (logical) pixels: its combined transform
+        # also holds the screen's pixel ratio (Qt 6), which the image's painter adds itself
+        tr = p.worldTransform()
         dpr = widget.devicePixelRatioF()
         size = widget.size()
         view = (tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy(), size.width(),
