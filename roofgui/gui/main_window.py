@@ -173,11 +173,17 @@ class LiveEvaluator(QObject):
         if self.panels_timer.isActive() or self.hop_timer.isActive():
             self.hop_timer.stop()
             self.refresh_panels()
+        if self.w._sweep_plot is not None:
+            self.w._sweep_plot.flush_legend()  # (placed after the plot's paint: see there)
 
     def pending(self) -> bool:
-        """Whether an evaluation or a panels' update is still to come."""
+        """Whether an evaluation, a panels' update or the sweep legend's placement is
+        still to come."""
+        sp = self.w._sweep_plot
+        later = sp._legend_later if sp is not None else None
         return (self.timer.isActive() or self.hop_timer.isActive()
-                or self.panels_timer.isActive())
+                or self.panels_timer.isActive()
+                or (later is not None and any(t.isActive() for t in later)))
 
     @property
     def evaluation(self) -> Evaluation | None:

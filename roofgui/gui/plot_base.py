@@ -281,7 +281,48 @@ class _LogPlot(pg.PlotWidget):
         y = np.asarray(y, dtype=np.float64)
         return (m11 * x + m21 * y + m31, m12 * x + m22 * y + m32)
 
+    #: on screen, the sweep plot's: the legend's corner is worked out two event-loop
+    #: passes after it is asked for (after the plot's paint), not in the edit's pass; see
+    #: :meth:`defer_legend_placement`
+    _legend_later: tuple[QtCore.QTimer, QtCore.QTimer] | None = None
+
+    def defer_legend_placement(self) -> None:
+        """Work the legend's corner out after the plot has painted, not before (on screen).
+
+        Placing it costs about a millisecond on a busy sweep (the edited op's curves are
+        sampled and counted in each corner) and, with its hysteresis, rarely moves it: an
+        edit's pixels come first, and a legend that must move does so one frame later.
+        Two zero-interval timers, as the window's panels do: the first fires in the pass
+        that paints the plot, the second in the pass after.  :meth:`flush_legend` places
+        it now."""
+        if self._legend_later is None:
+            hop, later = QtCore.QTimer(self), QtCore.QTimer(self)
+            for t in (hop, later):
+                t.setSingleShot(True)
+                t.setInterval(0)
+            hop.timeout.connect(later.start)
+            later.timeout.connect(self._place_legend_now)
+            self._legend_later = (hop, later)
+
+    def flush_legend(self) -> None:
+        """Place the legend now if its placement is still to come (tests, exports)."""
+        t = self._legend_later
+        if t is not None and (t[0].isActive() or t[1].isActive()):
+            t[0].stop()
+            self._place_legend_now()
+
     def _place_legend(self) -> None:
+        t = self._legend_later
+        if t is None:
+            self._place_legend_now()
+        elif not t[0].isActive() and not t[1].isActive():
+            t[0].start()
+
+    def _place_legend_now(self) -> None:
+        if self._legend_later is not None:
+            self._legend_later[1].stop()
+            if self.getPlotItem() is None:  # (a timer firing as the plot closes)
+                return
         lg = self.legend
         if not lg.isVisible():
             return

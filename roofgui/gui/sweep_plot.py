@@ -50,11 +50,13 @@ class SweepPlot(_LogPlot):
         self._apply_base_style()
 
     def use_screen_caches(self) -> None:
-        """The base class's caches, and the curves and guides drawn through canvases that
+        """The base class's caches, the curves and guides drawn through canvases that
         keep the lines an edit leaves alone as pictures
-        (:class:`~roofgui.gui.plot_items._Canvas`): for the window's plot, never for an
-        export's."""
+        (:class:`~roofgui.gui.plot_items._Canvas`), and the legend placed after the
+        plot's paint (:meth:`defer_legend_placement`): for the window's plot, never for
+        an export's."""
         super().use_screen_caches()
+        self.defer_legend_placement()
         if self.canvases is None:
             self.canvases = {"curve": _Canvas(self.vb, 0), "critguide": _Canvas(self.vb, -20)}
             self._sync_canvases()

@@ -33,6 +33,7 @@ def show(pair, sc, cat):
     curves, _ = sweep_scenario(sc, cat)
     for w in pair:
         w.update_from(sc, curves)
+        w.flush_legend()  # (on screen the legend is placed after the plot's paint)
     return curves
 
 
@@ -219,3 +220,51 @@ def test_on_screen_the_legend_stays_put_through_edits_that_nearly_tie_two_corner
     lone = replace(sc, ops=[sc.ops[0]], chips=["tpu-v5e"])
     show(pair, lone, shipped)
     assert cached.legend_corner == plain.legend_corner != held
+
+
+def test_on_screen_the_legend_is_placed_after_the_plots_paint(pair, shipped, qtbot):
+    """The window's sweep places its legend two event-loop passes after an edit (after the
+    plot's paint: an edit's pixels come first); an export's plot places it at once.  Once
+    placed, both agree; ``flush_legend`` places it now; a plot closed with a placement
+    still to come closes quietly."""
+    from dataclasses import replace
+
+    from PySide6.QtCore import QCoreApplication
+
+    cached, plain = pair
+    sc = busy_sweep()
+    curves, _ = sweep_scenario(sc, shipped)
+    for w in pair:
+        w.update_from(sc, curves)
+    cached.flush_legend()
+    assert cached.legend_corner == plain.legend_corner
+    # one op alone at the bottom right: the best corner changes
+    lone = replace(sc, ops=[sc.ops[0]], chips=["tpu-v5e"])
+    curves, _ = sweep_scenario(lone, shipped)
+    before = cached.legend_corner
+    for w in pair:
+        w.update_from(lone, curves)
+    assert plain.legend_corner != before  # (the export's plot: placed at once)
+    assert cached.legend_corner == before  # (the window's: not yet)
+    QCoreApplication.processEvents()  # the pass that paints the plot
+    assert cached.legend_corner == before
+    QCoreApplication.processEvents()  # the pass after it
+    assert cached.legend_corner == plain.legend_corner
+    assert_same_picture(cached, plain)
+    # flush_legend: placed now (placing it again changes nothing), nothing left to come
+    cached.update_from(sc, sweep_scenario(sc, shipped)[0])
+    assert any(t.isActive() for t in cached._legend_later)
+    cached.flush_legend()
+    assert not any(t.isActive() for t in cached._legend_later)
+    placed = (cached.legend_corner, cached.legend.opts["offset"])
+    cached._place_legend_now()
+    assert (cached.legend_corner, cached.legend.opts["offset"]) == placed
+    assert plain._legend_later is None
+    # closed with a placement to come: no error when its timer would have fired
+    other = SweepPlot()
+    other.use_screen_caches()
+    other.show()
+    other.update_from(lone, sweep_scenario(lone, shipped)[0])
+    assert any(t.isActive() for t in other._legend_later)
+    other.close()
+    qtbot.wait(20)
