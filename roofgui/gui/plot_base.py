@@ -287,14 +287,16 @@ class _LogPlot(pg.PlotWidget):
     _legend_later: tuple[QtCore.QTimer, QtCore.QTimer] | None = None
 
     def defer_legend_placement(self) -> None:
-        """Work the legend's corner out after the plot has painted, not before (on screen).
+        """Choose the legend's corner after the plot has painted, not before (on screen).
 
-        Placing it costs about a millisecond on a busy sweep (the edited op's curves are
-        sampled and counted in each corner) and, with its hysteresis, rarely moves it: an
-        edit's pixels come first, and a legend that must move does so one frame later.
-        Two zero-interval timers, as the window's panels do: the first fires in the pass
-        that paints the plot, the second in the pass after.  :meth:`flush_legend` places
-        it now."""
+        Choosing costs about a millisecond on a busy sweep (the edited op's curves are
+        sampled and counted in each corner) and, with the on-screen hold against near
+        ties, rarely changes the corner: an edit's pixels come first, and a legend that
+        must change corners does so one frame later.  Before the paint the legend is only
+        placed in the corner it is in (lifted clear of the labels along the x axis as
+        they now are, which is cheap).  Two zero-interval timers, as the window's panels
+        use: the first fires in the pass that paints the plot, the second in the pass
+        after.  :meth:`flush_legend` chooses now."""
         if self._legend_later is None:
             hop, later = QtCore.QTimer(self), QtCore.QTimer(self)
             for t in (hop, later):
@@ -315,11 +317,16 @@ class _LogPlot(pg.PlotWidget):
         t = self._legend_later
         if t is None:
             self._place_legend_now()
-        elif not t[0].isActive() and not t[1].isActive():
+            return
+        # now, in the corner it is in, lifted clear of the labels as they now are (cheap);
+        # which corner, once the plot has painted
+        self._place_legend_now(self.legend_corner)
+        if not t[0].isActive() and not t[1].isActive():
             t[0].start()
 
-    def _place_legend_now(self) -> None:
-        if self._legend_later is not None:
+    def _place_legend_now(self, corner: str | None = None) -> None:
+        """The legend in the corner where it covers least (``corner``: in that one)."""
+        if self._legend_later is not None and corner is None:
             self._legend_later[1].stop()
             if self.getPlotItem() is None:  # (a timer firing as the plot closes)
                 return
@@ -331,7 +338,8 @@ class _LogPlot(pg.PlotWidget):
         vr = self.vb.sceneBoundingRect()
         w, h = lg.width(), lg.height()
         pref = s.legend_position
-        corners = [pref] if pref in LEGEND_CORNERS else list(LEGEND_CORNERS)
+        corners = [pref] if pref in LEGEND_CORNERS else [corner] if corner in LEGEND_CORNERS \
+            else list(LEGEND_CORNERS)
         rects, lifts = [], []
         cache = self._clearance
         for c in corners:

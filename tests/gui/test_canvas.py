@@ -246,6 +246,10 @@ def test_on_screen_the_legend_is_placed_after_the_plots_paint(pair, shipped, qtb
         w.update_from(lone, curves)
     assert plain.legend_corner != before  # (the export's plot: placed at once)
     assert cached.legend_corner == before  # (the window's: not yet)
+    # ... though already placed in its corner as the labels now are (lifted clear of them)
+    offset = cached.legend.opts["offset"]
+    cached._place_legend_now(before)
+    assert cached.legend.opts["offset"] == offset
     QCoreApplication.processEvents()  # the pass that paints the plot
     assert cached.legend_corner == before
     QCoreApplication.processEvents()  # the pass after it
