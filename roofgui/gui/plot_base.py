@@ -395,7 +395,9 @@ class _LogPlot(pg.PlotWidget):
         return []
 
     def _bottom_clearance(self, left: float, right: float) -> float:
-        """Pixels to lift a bottom-corner legend so it clears the x-axis labels below it."""
+        """Pixels to lift a bottom-corner legend so it clears the x-axis labels below it:
+        whole pixels (rounded up), so that as it follows the labels it moves by whole
+        pixels, which on screen keeps its texts' pictures exact (see _redraw_legend_texts)."""
         bottom = self.vb.sceneBoundingRect().bottom()
         lift = 0.0
         for lab in self._bottom_labels():
@@ -403,7 +405,7 @@ class _LogPlot(pg.PlotWidget):
                 r = lab.sceneBoundingRect()
                 if r.right() >= left and r.left() <= right:
                     lift = max(lift, bottom - r.top() - self.style.legend_padding + 2)
-        return lift
+        return float(np.ceil(lift))
 
     @staticmethod
     def _label_samples(items) -> tuple[list, list]:
@@ -529,8 +531,9 @@ class _LogPlot(pg.PlotWidget):
         # Qt moves a cached picture by whole pixels: when the layout moves these items by
         # a fraction of one, their pictures are drawn again where they now are
         self.vb.geometryChanged.connect(self._redraw_cached)
-        self.legend.xChanged.connect(self._redraw_cached)
-        self.legend.yChanged.connect(self._redraw_cached)
+        # (the legend moves alone as it follows the labels below it: its texts only)
+        self.legend.xChanged.connect(self._redraw_legend_texts)
+        self.legend.yChanged.connect(self._redraw_legend_texts)
 
     def _cached_items(self) -> list:
         pi = self.getPlotItem()
@@ -540,6 +543,21 @@ class _LogPlot(pg.PlotWidget):
     def _redraw_cached(self, *_args) -> None:
         for item in self._cached_items():
             item.update()
+        self._legend_at = None  # (drawn again: wherever the legend is)
+
+    def _redraw_legend_texts(self, *_args) -> None:
+        """The legend moved: its texts' pictures are drawn again where they now are, unless
+        it moved by whole pixels (Qt then blits each picture exactly where its text would
+        draw itself)."""
+        p = self.legend.pos()
+        last, self._legend_at = self._legend_at, (p.x(), p.y())
+        if last is not None and (p.x() - last[0]).is_integer() and (p.y() - last[1]).is_integer():
+            return
+        for _sample, label in self.legend.items:
+            label.item.update()
+
+    #: the legend's position its texts' pictures were last drawn for (_redraw_legend_texts)
+    _legend_at: tuple[float, float] | None = None
 
     def _cache_legend(self) -> None:
         if self.screen_caches:

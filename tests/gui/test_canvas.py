@@ -272,3 +272,33 @@ def test_on_screen_the_legend_is_placed_after_the_plots_paint(pair, shipped, qtb
     assert any(t.isActive() for t in other._legend_later)
     other.close()
     qtbot.wait(20)
+
+
+def test_a_legend_moved_by_whole_pixels_keeps_its_texts_pictures(pair, shipped):
+    """On screen the legend's texts are kept as pictures.  The legend follows the B* labels
+    below it by whole pixels (its lift is rounded up), so its texts' pictures stay exact and
+    are not drawn again; a move by a fraction of a pixel draws them again.  Either way the
+    plot shows what a plain one shows."""
+    cached, plain = pair
+    sc = busy_sweep()
+    show(pair, sc, shipped)
+    assert cached._bottom_clearance(0.0, 1e9) == int(cached._bottom_clearance(0.0, 1e9))
+    redrawn = []
+    for _sample, label in cached.legend.items:
+        label.item.update = lambda *a, _r=redrawn: _r.append(1)
+    x, y = cached.legend.pos().x(), cached.legend.pos().y()
+    cached.legend.setPos(x, y - 3.0)
+    assert redrawn == []
+    for w in pair:
+        w.legend.setPos(x, y - 3.0)
+    # (the kept pictures where a plain legend draws its texts afresh: Qt's glyph cache may
+    # move an edge pixel a few levels, as same_pixels notes; a text a pixel off differs by
+    # a hundred or more along every stroke)
+    d = np.abs(pixels(cached) - pixels(plain)).max(axis=2)
+    assert d.max() <= 8 and (d > 2).sum() <= 10, ((d > 2).sum(), d.max())
+    before = len(redrawn)
+    p = cached.legend.pos()
+    cached.legend.setPos(p.x() + 2.0, p.y() - 1.0)  # whole pixels again: kept
+    assert len(redrawn) == before
+    cached.legend.setPos(p.x() + 0.5, p.y())  # half a pixel: drawn again
+    assert len(redrawn) >= before + len(cached.legend.items)
