@@ -271,7 +271,8 @@ class _Scatter(pg.ScatterPlotItem):
         return self._blit_list
 
     def paint(self, p, option, widget=None):
-        """A few spots (an op's point, its link twin, a chip's ridges): draw them straight away.
+        """A few spots (up to 64: an op's points, its link twins, a chip's ridges, a sweep's
+        critical markers): draw them straight away.
 
         pyqtgraph's general path (view culling, coordinate arrays, fragment
         lists) costs ~0.3 ms of Python per item and paint, for every point a
@@ -279,7 +280,7 @@ class _Scatter(pg.ScatterPlotItem):
         from pyqtgraph's atlas, when exporting each symbol's path.
         """
         d = self.data
-        if not 0 < len(d) <= 16 or not self.opts["pxMode"] \
+        if not 0 < len(d) <= 64 or not self.opts["pxMode"] \
                 or self.opts.get("compositionMode") is not None:
             super().paint(p, option, widget)
             return

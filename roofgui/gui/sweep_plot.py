@@ -14,8 +14,8 @@ import pyqtgraph as pg
 from ..model import plotdata as pd
 from ..model import sweepgeom as sg
 from .plot_base import _LogPlot
-from .plot_items import (_Canvas, _Curve, _face, _font, _halo, _pen, _qcolor, _set_anchor,
-                         _set_pos, _style_scatter, _text_px)
+from .plot_items import (_Canvas, _Curve, _font, _halo, _pen, _qcolor, _set_anchor, _set_pos,
+                         _Spot, _spot_brush, _spot_pen, _text_px)
 from .style import PlotStyle
 
 __all__ = ["SweepPlot"]
@@ -24,8 +24,9 @@ __all__ = ["SweepPlot"]
 class SweepPlot(_LogPlot):
     """Attainable FLOP/s (or time per op) against a swept dimension; one curve per op × chip.
 
-    Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]``,
-    ``crit_guides[key]``, ``crit_labels[key]``, ``legend``, ``geometry``.
+    Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]`` (a view
+    of the line's spot in the one scatter of critical markers), ``crit_guides[key]``,
+    ``crit_labels[key]``, ``legend``, ``geometry``.
     """
 
     def __init__(self, parent=None, style: PlotStyle | None = None):
@@ -34,7 +35,11 @@ class SweepPlot(_LogPlot):
         self._y_title = "Attainable performance (FLOP/s)"
         self.geometry: sg.SweepGeometry | None = None
         self.curves: dict[tuple[int, str, str], _Curve] = {}
-        self.crit_markers: dict[tuple[int, str, str], pg.ScatterPlotItem] = {}
+        self.crit_markers: dict[tuple[int, str, str], _Spot] = {}
+        #: every line's critical marker, one spot each in one scatter (one item to update
+        #: and paint, not one per line: ~40 us of Qt's and pyqtgraph's work per item)
+        self.crit_item: pg.ScatterPlotItem | None = None
+        self._crit_views: dict[tuple, _Spot] = {}  # a view per line key, kept while shown
         self.crit_guides: dict[tuple[int, str, str], _Curve] = {}
         self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
         self._colours: dict[str, int] = {}
@@ -90,7 +95,6 @@ class SweepPlot(_LogPlot):
         for k in list(self.curves):
             if k not in live:
                 self._drop(self.curves, k, ("curve",))
-                self._drop(self.crit_markers, k, ("crit",))
                 self._drop(self.crit_guides, k, ("critguide",))
                 self._drop(self.crit_labels, k, ("critlabel",))
         shown = {}
@@ -98,7 +102,6 @@ class SweepPlot(_LogPlot):
             k = ln.key
             if k not in self.curves:
                 self.curves[k] = self._new_curve(0, pool=("curve",) + k)
-                self.crit_markers[k] = self._new_scatter(10, pool=("crit",) + k)
                 self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
                 self.crit_labels[k] = self._new_text(20, pool=("critlabel",) + k)
             # a line drawn from the very arrays of last time, with the same marker, label
@@ -113,15 +116,13 @@ class SweepPlot(_LogPlot):
             self._set_curve(("curve",) + k, self.curves[k], ln.draw_x, ln.draw_y)
             has = ln.crit_x is not None
             if has:
-                self._move_spot(("crit",) + k, self.crit_markers[k], ln.crit_x, ln.crit_y,
-                                ln.tooltip)
                 self._set_curve(("critguide",) + k, self.crit_guides[k], [ln.crit_x, ln.crit_x],
                                 [ln.crit_y, -pd.LOG_INF])
                 self._set_text(("critlabel",) + k, self.crit_labels[k], ln.crit_label)
-            for item in (self.crit_markers[k], self.crit_guides[k]):
-                item.setVisible(has)
+            self.crit_guides[k].setVisible(has)
             self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
         self._shown = shown
+        self._set_crit_markers()
         self._sync_canvases()
         self._restyle_items()
         self._rebuild_legend()
@@ -129,37 +130,51 @@ class SweepPlot(_LogPlot):
             self.fit(layout=False)
         self._layout_annotations()
 
-    def _move_spot(self, key, item: pg.ScatterPlotItem, x: float, y: float, tip: str) -> None:
-        """A critical marker (a one-spot scatter) to a new place: its record is changed in
-        place, keeping its look, rather than rebuilt by ``setData`` (~0.25 ms each)."""
-        if not self._changed(("data",) + key, ((x,), (y,), (tip,), None)):
-            return
-        d = item.data
-        if len(d) != 1:
-            item.setData(x=[x], y=[y], data=[tip])
-            return
-        d["x"][0], d["y"][0], d["data"][0] = x, y, tip
-        # what ScatterPlotItem.addPoints does after new data, its spot styles aside
-        item.prepareGeometryChange()
-        item.informViewBoundsChanged()
-        item.bounds = [None, None]
-        item.invalidate()
-        item.sigPlotChanged.emit(item)
+    def _set_crit_markers(self) -> None:
+        """Every line's critical marker as one spot of one scatter, in the lines' order (an
+        op's lines together, as each marker was drawn when it was an item of its own): a
+        ring in the chip's colour around the background's colour."""
+        g = self.geometry
+        s = self.style
+        marks = [(ln.key, ln.crit_x, ln.crit_y, ln.tooltip, ln.colour)
+                 for ln in g.lines if ln.crit_x is not None]
+        item = self.crit_item
+        if item is None:
+            item = self.crit_item = self._new_scatter(10)
+        if self._changed(("data", "critmarks"), (id(s), tuple(marks))):
+            face = s.background if s.background != "transparent" else "#FFFFFF"
+            n = len(marks)
+            item.set_spots([m[1] for m in marks], [m[2] for m in marks], [m[3] for m in marks],
+                           ["o"] * n,
+                           pen=[_spot_pen(s.colour(m[4]), s.marker_outline * 1.5)
+                                for m in marks],
+                           brush=_spot_brush(face), size=s.ridge_size * 1.3)
+            item.setVisible(bool(n))
+        # the views by line key: the same object for as long as the line is shown
+        at = {m[0]: i for i, m in enumerate(marks)}
+        views = {}
+        for ln in g.lines:
+            v = self._crit_views.get(ln.key)
+            if v is None:
+                v = self._crit_views[ln.key] = _Spot(item, 0)
+            i = at.get(ln.key)
+            v.item, v.index, v.live = item, (i or 0), i is not None
+            views[ln.key] = v
+        for key, v in self._crit_views.items():
+            if key not in views:
+                v.live = False
+        self.crit_markers = views
 
     def _restyle_items(self) -> None:
         s = self.style
         g = self.geometry
         if g is None:
             return
-        face = _face(s)
         for ln in g.lines:
             col = s.colour(ln.colour)
             if not self._changed(("style", "curve") + ln.key, (id(s), col, ln.dash)):
                 continue
             self.curves[ln.key].setPen(_pen(col, s.curve_width, ln.dash))
-            # (one render of the marker's symbol, not one per setter)
-            _style_scatter(self.crit_markers[ln.key], _pen(col, s.marker_outline * 1.5),
-                           pg.mkBrush(face), s.ridge_size * 1.3, "o")
             self.crit_guides[ln.key].setPen(_pen(col, s.guide_width, "dot", alpha=0.75))
             lab = self.crit_labels[ln.key]
             lab.setColor(_qcolor(col))
@@ -250,7 +265,7 @@ class SweepPlot(_LogPlot):
                 f"{pd.tick_label_exact(y_log, kind)}{unit}")
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
-        tip = self._spot_tip(self.crit_markers.values(), scene_pos)
+        tip = self._spot_tip([self.crit_item] if self.crit_item is not None else [], scene_pos)
         g = self.geometry
         if tip is not None or g is None:
             return tip

@@ -665,3 +665,39 @@ def test_view_changes_lay_labels_out_once_before_the_next_paint(roof, cat, qtbot
     # fit() (the Fit button) lays out at once, as it always did
     roof.fit()
     assert len(calls) == 3 and not roof._layout_pending
+
+
+def test_sweep_critical_markers_are_one_scatter_with_a_view_per_line(qtbot, cat):
+    """The sweep's critical markers are spots of one scatter (one item to update and paint);
+    ``crit_markers[key]`` is each line's view of its spot: where the geometry puts it, with
+    its tooltip under the mouse, hidden for a line without a critical value, and the same
+    view object while the line is shown."""
+    w = SweepPlot()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    mm = OpSpec("a", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[mm, OpSpec("b", "matmul", {"D": 1024, "F": 1024}, {"w": "int8"})])
+    w.update_from(sc, sweep_scenario(sc, cat)[0])
+    lines = {ln.key: ln for ln in w.geometry.lines}
+    assert len(lines) == 4 and all(ln.crit_x is not None for ln in lines.values())
+    items = {id(m.item) for m in w.crit_markers.values()}
+    assert items == {id(w.crit_item)} and len(w.crit_item.data) == 4
+    views = dict(w.crit_markers)
+    for key, m in w.crit_markers.items():
+        assert m.isVisible()
+        (mx, my), = scatter_xy(m)
+        assert (mx, my) == (lines[key].crit_x, lines[key].crit_y)
+        scene = w.vb.mapViewToScene(QtCore.QPointF(mx, my))
+        assert w.tooltip_at_scene(scene) == lines[key].tooltip
+    # op "a" grows so large that its curves have no critical B in the sweep's range
+    sc.ops[0] = OpSpec("a", "matmul", {"D": 1e9, "F": 4096}, {"w": "int8"})
+    w.update_from(sc, sweep_scenario(sc, cat)[0])
+    lines = {ln.key: ln for ln in w.geometry.lines}
+    for key, m in w.crit_markers.items():
+        assert m is views[key]  # (the same views)
+        assert m.isVisible() == (lines[key].crit_x is not None)
+        if m.isVisible():
+            assert scatter_xy(m) == [(lines[key].crit_x, lines[key].crit_y)]
+    assert len(w.crit_item.data) == sum(ln.crit_x is not None for ln in lines.values())
