@@ -340,8 +340,9 @@ class _LogPlot(pg.PlotWidget):
         pref = s.legend_position
         corners = [pref] if pref in LEGEND_CORNERS else [corner] if corner in LEGEND_CORNERS \
             else list(LEGEND_CORNERS)
-        rects, lifts = [], []
+        rects, lifts, fits = [], [], []
         cache = self._clearance
+        room = max(vr.height() - 2 * off - h, 0.0)  # the most a bottom corner can lift it
         for c in corners:
             left = vr.left() + off if "left" in c else vr.right() - off - w
             # in a bottom corner, sit above the labels along the x axis (ridges, B*)
@@ -353,9 +354,17 @@ class _LogPlot(pg.PlotWidget):
                     lift = self._bottom_clearance(left, left + w)
                     if cache is not None:
                         cache[ck] = lift
+            # a legend lifted past the top of the view would lose its first entries: such a
+            # corner is a last resort, and then the legend stops at the top
+            fits.append(lift <= room)
+            lift = min(lift, room)
             top = vr.top() + off if "top" in c else vr.bottom() - off - h - lift
             rects.append((left, top, w, h))
             lifts.append(lift)
+        if len(corners) == 1 and not fits[0] and corner is not None \
+                and pref not in LEGEND_CORNERS:
+            self._place_legend_now()  # (its corner no longer fits: choose one now)
+            return
         if len(corners) > 1 and vr.width() > 0:
             # points covered per corner, summed over the obstacles' parts; a part with a key
             # (one that stays while the view does) is counted once per key and corners
@@ -372,9 +381,10 @@ class _LogPlot(pg.PlotWidget):
                     got = _covered(bounds, xs, ys)
                 self._covered_memo[ck] = got
                 counts += got
+            counts[~np.array(fits)] += 1 << 40  # (a corner the legend does not fit: last)
             best = int(np.argmin(counts))  # (ties: the first, the preferred corner)
             cur = self._held_corner
-            if cur in corners and corners[best] != cur:
+            if cur in corners and corners[best] != cur and fits[corners.index(cur)]:
                 # on screen, a legend that hops between two near-tied corners as the user
                 # types is a distraction: it moves only to a corner that covers nothing or
                 # a fifth fewer points

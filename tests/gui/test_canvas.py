@@ -302,3 +302,33 @@ def test_a_legend_moved_by_whole_pixels_keeps_its_texts_pictures(pair, shipped):
     assert len(redrawn) == before
     cached.legend.setPos(p.x() + 0.5, p.y())  # half a pixel: drawn again
     assert len(redrawn) >= before + len(cached.legend.items)
+
+
+@pytest.mark.parametrize("screen", [True, False])
+def test_a_legend_never_lifts_past_the_top_of_the_view(pair, shipped, screen, monkeypatch):
+    """A bottom corner lifts the legend clear of the B* labels below it; when that would
+    push its first entries above the view (labels stacked high on a short plot), the
+    corner is not taken — on screen even when the legend was held there — and a legend
+    fixed to a bottom corner by the style stops at the top of the view."""
+    from dataclasses import replace
+
+    cached, plain = pair
+    w = cached if screen else plain
+    sc = busy_sweep()
+    show(pair, sc, shipped)
+    w._held_corner = "bottom-right"  # (held there, as a run of edits may leave it)
+    monkeypatch.setattr(type(w), "_bottom_clearance", lambda self, a, b: 10_000.0)
+    w._clearance = {}
+    w.update_from(sc, sweep_scenario(sc, shipped)[0])
+    w.flush_legend()
+    view, legend = w.vb.sceneBoundingRect(), w.legend.sceneBoundingRect()
+    assert w.legend_corner.startswith("top")
+    assert legend.top() >= view.top() and legend.bottom() <= view.bottom()
+    w.set_style(replace(w.style, legend_position="bottom-right"))
+    w._clearance = {}
+    w.update_from(sc, sweep_scenario(sc, shipped)[0])
+    w.flush_legend()
+    pixels(w)  # (laid out and painted)
+    view, legend = w.vb.sceneBoundingRect(), w.legend.sceneBoundingRect()
+    assert w.legend_corner == "bottom-right"
+    assert legend.top() >= view.top() - 0.5
