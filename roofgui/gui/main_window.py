@@ -180,10 +180,9 @@ class LiveEvaluator(QObject):
         """Whether an evaluation, a panels' update or the sweep legend's placement is
         still to come."""
         sp = self.w._sweep_plot
-        later = sp._legend_later if sp is not None else None
         return (self.timer.isActive() or self.hop_timer.isActive()
                 or self.panels_timer.isActive()
-                or (later is not None and any(t.isActive() for t in later)))
+                or (sp is not None and sp.legend_pending()))
 
     @property
     def evaluation(self) -> Evaluation | None:

@@ -306,11 +306,15 @@ class _LogPlot(pg.PlotWidget):
             later.timeout.connect(self._place_legend_now)
             self._legend_later = (hop, later)
 
+    def legend_pending(self) -> bool:
+        """Whether the legend's corner is still to be chosen (defer_legend_placement)."""
+        t = self._legend_later
+        return t is not None and (t[0].isActive() or t[1].isActive())
+
     def flush_legend(self) -> None:
         """Place the legend now if its placement is still to come (tests, exports)."""
-        t = self._legend_later
-        if t is not None and (t[0].isActive() or t[1].isActive()):
-            t[0].stop()
+        if self.legend_pending():
+            self._legend_later[0].stop()
             self._place_legend_now()
 
     def _place_legend(self) -> None:
@@ -321,7 +325,7 @@ class _LogPlot(pg.PlotWidget):
         # now, in the corner it is in, lifted clear of the labels as they now are (cheap);
         # which corner, once the plot has painted
         self._place_legend_now(self.legend_corner)
-        if not t[0].isActive() and not t[1].isActive():
+        if not self.legend_pending():
             t[0].start()
 
     def _place_legend_now(self, corner: str | None = None) -> None:

@@ -90,9 +90,14 @@ def _font(style: PlotStyle, pt: float, bold: bool = False) -> QtGui.QFont:
     return f
 
 
+def _face_colour(style: PlotStyle) -> str:
+    """The fill of hollow markers: the background's colour (white on a transparent one)."""
+    return style.background if style.background != "transparent" else "#FFFFFF"
+
+
 def _face(style: PlotStyle) -> QtGui.QColor:
-    """The fill of hollow markers: the background (white on a transparent one)."""
-    return _qcolor(style.background if style.background != "transparent" else "#FFFFFF")
+    """:func:`_face_colour` as a QColor."""
+    return _qcolor(_face_colour(style))
 
 
 def _halo(style: PlotStyle) -> QtGui.QBrush:

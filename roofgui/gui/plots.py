@@ -20,8 +20,9 @@ from ..model import plotdata as pd
 from .style import PlotStyle
 from .plot_base import _covered, _LogPlot, _rect_bounds  # noqa: F401
 from .plot_items import (_GRID_FX, LEGEND_CORNERS, LogAxis, _Canvas, _Curve, _face,  # noqa: F401
-                         _font, _halo, _pen, _qcolor, _rect_samples, _Scatter, _set_anchor,
-                         _set_pos, _Spot, _spot_brush, _spot_pen, _style_scatter, _text_px)
+                         _face_colour, _font, _halo, _pen, _qcolor, _rect_samples, _Scatter,
+                         _set_anchor, _set_pos, _Spot, _spot_brush, _spot_pen, _style_scatter,
+                         _text_px)
 
 __all__ = ["LogAxis", "RooflinePlot", "SweepPlot", "LEGEND_CORNERS"]
 
@@ -370,9 +371,8 @@ class RooflinePlot(_LogPlot):
                 # shared pens and brushes: the scatter's symbol atlas then already holds
                 # these looks, and moving a point renders nothing (see _spot_pen)
                 if net:  # hollow, ringed in the chip's colour
-                    face = s.background if s.background != "transparent" else "#FFFFFF"
                     look = dict(pen=[_spot_pen(c, s.marker_outline * 1.4) for c in cols],
-                                brush=_spot_brush(face), size=s.marker_size * 0.85)
+                                brush=_spot_brush(_face_colour(s)), size=s.marker_size * 0.85)
                 else:
                     look = dict(pen=_spot_pen(s.marker_edge, s.marker_outline),
                                 brush=[_spot_brush(c) for c in cols], size=s.marker_size)

@@ -14,8 +14,8 @@ import pyqtgraph as pg
 from ..model import plotdata as pd
 from ..model import sweepgeom as sg
 from .plot_base import _LogPlot
-from .plot_items import (_Canvas, _Curve, _font, _halo, _pen, _qcolor, _set_anchor, _set_pos,
-                         _Spot, _spot_brush, _spot_pen, _text_px)
+from .plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor,
+                         _set_anchor, _set_pos, _Spot, _spot_brush, _spot_pen, _text_px)
 from .style import PlotStyle
 
 __all__ = ["SweepPlot"]
@@ -142,13 +142,12 @@ class SweepPlot(_LogPlot):
         if item is None:
             item = self.crit_item = self._new_scatter(10)
         if self._changed(("data", "critmarks"), (id(s), tuple(marks))):
-            face = s.background if s.background != "transparent" else "#FFFFFF"
             n = len(marks)
             item.set_spots([m[1] for m in marks], [m[2] for m in marks], [m[3] for m in marks],
                            ["o"] * n,
                            pen=[_spot_pen(s.colour(m[4]), s.marker_outline * 1.5)
                                 for m in marks],
-                           brush=_spot_brush(face), size=s.ridge_size * 1.3)
+                           brush=_spot_brush(_face_colour(s)), size=s.ridge_size * 1.3)
             item.setVisible(bool(n))
         # the views by line key: the same object for as long as the line is shown
         at = {m[0]: i for i, m in enumerate(marks)}

@@ -257,9 +257,9 @@ def test_on_screen_the_legend_is_placed_after_the_plots_paint(pair, shipped, qtb
     assert_same_picture(cached, plain)
     # flush_legend: placed now (placing it again changes nothing), nothing left to come
     cached.update_from(sc, sweep_scenario(sc, shipped)[0])
-    assert any(t.isActive() for t in cached._legend_later)
+    assert cached.legend_pending()
     cached.flush_legend()
-    assert not any(t.isActive() for t in cached._legend_later)
+    assert not cached.legend_pending()
     placed = (cached.legend_corner, cached.legend.opts["offset"])
     cached._place_legend_now()
     assert (cached.legend_corner, cached.legend.opts["offset"]) == placed
@@ -269,7 +269,7 @@ def test_on_screen_the_legend_is_placed_after_the_plots_paint(pair, shipped, qtb
     other.use_screen_caches()
     other.show()
     other.update_from(lone, sweep_scenario(lone, shipped)[0])
-    assert any(t.isActive() for t in other._legend_later)
+    assert other.legend_pending()
     other.close()
     qtbot.wait(20)
 
