@@ -401,6 +401,17 @@ class _Curve(pg.PlotCurveItem):
             self._rev += 1
             canvas.member_changed(self)
 
+    def boundingRect(self):  # noqa: N802 (Qt's name)
+        """On a canvas, the canvas's rectangle (the view's): the line paints nothing itself,
+        so Qt needs its rectangle for its index alone, and pyqtgraph's (the data's bounds
+        plus the pen's width in pixels, ~30 us of Python) would be worked out again after
+        every edit.  Hit tests use the line's own shape (``mouseShape``), and the view's
+        range its data's bounds (``dataBounds``)."""
+        canvas = self._canvas
+        if canvas is not None:
+            return canvas.boundingRect()
+        return super().boundingRect()
+
     def itemChange(self, change, value):  # noqa: N802 (Qt's name)
         ret = super().itemChange(change, value)
         if (change == self.GraphicsItemChange.ItemVisibleHasChanged
@@ -422,7 +433,8 @@ class _Curve(pg.PlotCurveItem):
             # (known here, so that the path is built without pyqtgraph's finite check)
             self._finite = bool(np.isfinite(args[0]).all() and np.isfinite(args[1]).all())
             self.invalidateBounds()
-            self.prepareGeometryChange()
+            if self._canvas is None:  # (a canvas's line keeps its canvas's rectangle)
+                self.prepareGeometryChange()
             self.informViewBoundsChanged()
             self.path = None
             self.fillPath = None
@@ -528,6 +540,7 @@ class _Canvas(pg.GraphicsObject):
             return
         for g, item in members:
             if item._canvas is not self:
+                item.prepareGeometryChange()  # (its rectangle becomes the canvas's)
                 item._canvas = self
                 item.setFlag(item.GraphicsItemFlag.ItemHasNoContents, True)
             item._group = g
@@ -545,6 +558,9 @@ class _Canvas(pg.GraphicsObject):
         r = QtCore.QRectF(self._vb.viewRect())
         if r != self._rect:
             self.prepareGeometryChange()
+            for _g, item in self.members:  # (their rectangle is this one: see _Curve)
+                if item._canvas is self:
+                    item.prepareGeometryChange()
             self._rect = r
 
     def boundingRect(self):  # noqa: N802 (Qt's name)

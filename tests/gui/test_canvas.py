@@ -9,6 +9,7 @@ picture of the others.
 """
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 
 from roofgui.gui.plot_items import _Canvas
@@ -133,6 +134,43 @@ def test_lines_on_a_canvas_are_still_the_plots_items(pair, shipped):
     # a plain plot (an export's) has none
     assert plain.canvases is None
     assert all(it._canvas is None for it in plain.curves.values())
+
+
+def test_a_canvas_line_answers_the_canvas_rectangle_and_is_still_found_under_the_mouse(
+        pair, shipped):
+    """A line on a canvas paints nothing itself: its rectangle is the canvas's (the view's),
+    through edits and zooms, and not worked out from its data after every edit.  What reads
+    a line's place still reads its data: the mouse finds it, and the view fits it."""
+    cached, plain = pair
+    sc = scenario()
+    show(pair, sc, shipped)
+    canvas = cached.canvases["curve"]
+
+    def on_curve(w, key):
+        """A scene point on the line of ``key`` (its middle point of data)."""
+        x, y = w.curves[key].getData()
+        i = len(x) // 2
+        return w.vb.mapViewToScene(pg.Point(float(x[i]), float(y[i])))
+
+    key = (0, "", sc.chips[0])
+    for step in (lambda: None,
+                 lambda: sc.ops[0].dims.update(D=300.0),  # the line moves far down
+                 lambda: cached.vb.setRange(xRange=(0.5, 3.0), yRange=(10.0, 15.0),
+                                            padding=0.0)):
+        step()
+        show(pair, sc, shipped)
+        line = cached.curves[key]
+        assert line.boundingRect() == canvas.boundingRect() == cached.vb.viewRect()
+        tip = cached.tooltip_at_scene(on_curve(cached, key))
+        assert tip is not None and sc.ops[0].name in tip
+    # the view's own fit reads the lines' data, as a plain plot's does
+    for w in (cached, plain):
+        w.vb.autoRange(padding=0.0)
+    assert np.allclose(cached.vb.viewRange(), plain.vb.viewRange())
+    # off a canvas (an export's plot), a line's rectangle is pyqtgraph's: its data's
+    px, py = plain.curves[key].getData()
+    r = plain.curves[key].boundingRect()
+    assert r.left() <= px.min() and r.right() >= px.max()
 
 
 def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, shipped):
