@@ -376,6 +376,26 @@ class _Spot:
         return self.live and self.item.isVisible()
 
 
+_IDENTITY = QtGui.QTransform()
+#: a line is stroked as segments in pixels only if its segments average at least this long
+#: (:meth:`_Curve._stroke_segments`)
+_MIN_SEGMENT_PX = 12.0
+
+
+def _flat_twin(pen: QtGui.QPen) -> QtGui.QPen | None:
+    """For an opaque, solid, plain-coloured pen wider than a pixel: the same pen with flat
+    caps, to stroke a line as segments in pixels (:meth:`_Curve._stroke_segments`); None
+    for any other pen (a dash pattern runs along the whole line, a translucent colour
+    would show where segments overlap, and a pen of one pixel has Qt's fast stroker
+    already)."""
+    if (pen.style() != QtCore.Qt.PenStyle.SolidLine or not pen.isSolid()
+            or pen.color().alpha() != 255 or pen.widthF() <= 1.0):
+        return None
+    flat = QtGui.QPen(pen)
+    flat.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)
+    return flat
+
+
 class _Curve(pg.PlotCurveItem):
     """A plot line.  A bare PlotCurveItem: a PlotDataItem wraps one (with a scatter for
     symbols these lines never have) and costs ~8× as much per ``setData``.  ``curve``
@@ -466,14 +486,16 @@ class _Curve(pg.PlotCurveItem):
         return super().getPath()
 
     #: (pen, segmentedLineMode, antialias, whether pyqtgraph draws the line as separate
-    #: segments) for the last pen asked about
-    _segmented: tuple = (None, None, None, False)
+    #: segments, the pen's flat-capped twin when the line may be stroked as segments in
+    #: pixels, else None) for the last pen asked about
+    _segmented: tuple = (None, None, None, False, None)
 
     def paint(self, p, opt, widget):
-        """A plain line on screen (no fill, no shadow, no composition mode) as pyqtgraph
-        draws it — the same ``drawPath`` (or ``drawLines``) with the same pen and
-        antialiasing — without the checks and profiler around it (~10 µs a line, and a
-        repaint draws every line)."""
+        """A plain line (no fill, no shadow, no composition mode) as pyqtgraph draws it —
+        ``drawPath`` (or ``drawLines``) with its pen and antialiasing — without the checks
+        and profiler around it (~10 µs a line, and a repaint draws every line); onto
+        pixels, a wide antialiased line of long segments is stroked as segments in pixels
+        (:meth:`_stroke_segments`, half the cost)."""
         o = self.opts
         pen = o["pen"]
         if (self._exportOpts is not False or o["fillLevel"] is not None
@@ -485,17 +507,77 @@ class _Curve(pg.PlotCurveItem):
                 or pen.style() == QtCore.Qt.PenStyle.NoPen:
             return
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, o["antialias"])
-        p.setPen(pen)
         # pyqtgraph's choice between segments and one path, asked again when the pen (setPen
-        # makes a new one) or an option it reads changes (~7 us a line)
+        # makes a new one) or an option it reads changes (~7 us a line); and whether the
+        # line may be drawn as antialiased segments in pixels (see _stroke_segments)
         ask = (pen, o["segmentedLineMode"], o["antialias"])
         seg = self._segmented
         if seg[0] is not pen or seg[1:3] != ask[1:]:
-            seg = self._segmented = ask + (self._shouldUseDrawLineSegments(pen),)
+            seg = self._segmented = ask + (self._shouldUseDrawLineSegments(pen),
+                                           _flat_twin(pen) if o["antialias"] else None)
         if seg[3]:
+            p.setPen(pen)
             p.drawLines(*self._getLineSegments())
+        elif seg[4] is not None and self._stroke_segments(p, seg[4]):
+            return
         else:
+            p.setPen(pen)
             p.drawPath(self.getPath())
+
+    def _stroke_segments(self, p: QtGui.QPainter, flat: QtGui.QPen) -> bool:
+        """Draw the line as antialiased segments given in pixels, with ``flat`` (the pen with
+        flat caps), if it can be: onto pixels (Qt's raster engine: a window, an image), in
+        a view not rotated or sheared, its data finite and joined point to point.
+
+        Qt strokes an antialiased pen wider than a pixel through its general stroker (an
+        outline with round joins and caps, then filled): ~100 us for a sweep curve across
+        the plot.  Segments in pixels with flat caps go to its line rasteriser instead,
+        ~50 us (in data coordinates under the view's scale they do not: Qt then strokes
+        them as a path).  The joins of a plot line are shallow angles; segment ends
+        meeting there cover what a round join covers to within the antialiased edge
+        (zoomed pictures of the sweep's knees look the same; a few dozen pixels of a
+        plot differ by more than a few levels), and an opaque pen's overlap at a join is
+        invisible.  Vector outputs (SVG, PDF) keep the path."""
+        if not self._finite or self.opts["connect"] != "all" or self.opts["stepMode"]:
+            return False
+        engine = p.paintEngine()
+        if engine is None or engine.type() != QtGui.QPaintEngine.Type.Raster:
+            return False
+        tr = p.worldTransform()
+        if tr.m12() or tr.m21() or tr.m13() or tr.m23():  # (rotated, sheared, projected)
+            return False
+        x, y = self.xData, self.yData
+        n = x.size - 1
+        if n < 1:
+            return False
+        segs = self._pixel_segments
+        if segs is None:
+            segs = self._pixel_segments = pg.Qt.internals.PrimitiveArray(QtCore.QLineF, 4)
+        segs.resize(n)
+        m = segs.ndarray()
+        px = x * tr.m11()
+        px += tr.dx()
+        py = y * tr.m22()
+        py += tr.dy()
+        # Where two segments meet, each antialiases its own end: the pixels at a join are
+        # covered twice in part, a shade lighter than a stroked line.  A few joins in a
+        # long line do not show; a dense line (joins every few pixels) would look paler
+        # and beaded, so it keeps its path.
+        span = abs(px[-1] - px[0]) + abs(py[-1] - py[0])
+        if span < _MIN_SEGMENT_PX * n:
+            return False
+        m[:, 0] = px[:-1]
+        m[:, 1] = py[:-1]
+        m[:, 2] = px[1:]
+        m[:, 3] = py[1:]
+        p.setPen(flat)
+        p.setWorldTransform(_IDENTITY)
+        p.drawLines(*segs.drawargs())
+        p.setWorldTransform(tr)
+        return True
+
+    #: the buffer of the line's segments in pixels (_stroke_segments)
+    _pixel_segments = None
 
 
 class _Canvas(pg.GraphicsObject):

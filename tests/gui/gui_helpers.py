@@ -56,9 +56,12 @@ def assert_same_picture(a_plot, b_plot):
     d = np.abs(a - b).max(axis=2)
     # Drawing into a picture and compositing it rounds once more than drawing directly:
     # anti-aliased pixels may be a step or two off (measured: ~2,000 of 426,400 by 1,
-    # ~60 by 2).  A stale or misplaced line is off by tens to hundreds where it was
-    # and where it should be.
-    assert d.max() <= 2, f"{(d > 2).sum()} pixels differ by more than 2, up to {d.max()}"
+    # ~60 by 2); where a line's segments meet (wide lines are stroked as segments in
+    # pixels: _Curve._stroke_segments) their overlapping edges round once or twice more
+    # (a few dozen pixels by 3 to 6 levels in 255, where a roof meets its slope, more at
+    # twice the pixels).  A stale or misplaced line is off by tens to hundreds where it
+    # was and where it should be.
+    assert d.max() <= 6, f"{(d > 6).sum()} pixels differ by more than 6, up to {d.max()}"
 
 
 def cached_and_plain(qtbot, cls, size=(820, 520)):

@@ -258,3 +258,112 @@ def test_a_lines_choice_of_segments_follows_its_pen_and_options(qtbot):
     for mode in ("on", "off"):
         c.opts["segmentedLineMode"] = mode
         assert paint() is (mode == "on")
+
+
+def _stroke_spy(monkeypatch):
+    """Calls of ``_Curve._stroke_segments`` and what each answered."""
+    from roofgui.gui.plot_items import _Curve
+
+    seen = []
+    real = _Curve._stroke_segments
+
+    def spy(self, p, flat):
+        drew = real(self, p, flat)
+        seen.append(drew)
+        return drew
+
+    monkeypatch.setattr(_Curve, "_stroke_segments", spy)
+    return seen
+
+
+def test_a_wide_antialiased_line_is_stroked_as_segments_in_pixels_and_looks_the_same(
+        qtbot, monkeypatch):
+    """An opaque, solid line wider than a pixel, antialiased, onto pixels: drawn as
+    segments in pixel coordinates with flat caps (Qt's line rasteriser, not its general
+    stroker) — the same line but for its two round ends, where the view scales and moves
+    the data as the plots' views do."""
+    import numpy as np
+    from PySide6 import QtGui
+
+    from roofgui.gui.plot_items import _Curve, _pen
+
+    seen = _stroke_spy(monkeypatch)
+    x = np.linspace(0.2, 3.8, 24)
+    y = np.where(x < 2.0, x, 2.0) + 0.05 * np.sin(3 * x)  # a knee, shallow joins
+    tr = QtGui.QTransform(150.0, 0.0, 0.0, -90.0, 10.0, 250.0)  # (log10 data -> pixels)
+
+    def picture(segments: bool) -> np.ndarray:
+        img = QtGui.QImage(640, 280, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(0xFFFFFFFF)
+        c = _Curve(antialias=True)
+        c.setData(x, y)
+        c.setPen(_pen("#d55e00", 2.0))
+        p = QtGui.QPainter(img)
+        p.setWorldTransform(tr)
+        if segments:
+            c.paint(p, None, None)
+        else:
+            p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+            p.setPen(c.opts["pen"])
+            p.drawPath(c.getPath())  # Qt's stroker, round joins and caps
+        assert p.worldTransform() == tr  # (left as it was)
+        p.end()
+        return np.frombuffer(img.constBits(), np.uint8).reshape(280, 640, 4).astype(int)
+
+    a, b = picture(True), picture(False)
+    assert seen == [True]
+    d = np.abs(a - b).max(axis=2)
+    ink = (b[..., :3] < 250).any(axis=2).sum()
+    # the ends: a round cap is a half disc of one pixel beyond each end
+    ends = np.zeros_like(d, dtype=bool)
+    for ex, ey in ((x[0], y[0]), (x[-1], y[-1])):
+        px, py = tr.map(float(ex), float(ey))
+        ends[int(py) - 3:int(py) + 4, int(px) - 3:int(px) + 4] = True
+    # along the line: the same pixels but for a pixel or so at some joins (where a round
+    # join's edge and two flat segment ends differ); a misplaced line would differ all along
+    assert (d[~ends] > 40).sum() <= ink // 40
+    assert (d > 8).sum() > 0  # (not the same drawing: it did stroke segments)
+
+
+def test_a_line_keeps_its_path_where_segments_would_not_do(qtbot, monkeypatch):
+    """Vector outputs keep the path (an SVG's line stays one line), and so do dashed,
+    translucent and one-pixel pens, lines with gaps, dense lines and rotated views."""
+    import numpy as np
+    from PySide6 import QtCore, QtGui, QtSvg
+
+    from roofgui.gui.plot_items import _Curve, _pen
+
+    seen = _stroke_spy(monkeypatch)
+    x = np.linspace(0.0, 60.0, 7)
+
+    def draws_segments(pen, y=x, device=None, transform=None, xs=x) -> bool:
+        c = _Curve(antialias=True)
+        c.setData(xs, np.asarray(y, dtype=float))
+        c.setPen(pen)
+        target = device if device is not None else QtGui.QImage(
+            64, 64, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        p = QtGui.QPainter(target)
+        if transform is not None:
+            p.setWorldTransform(transform)
+        seen.clear()
+        c.paint(p, None, None)
+        p.end()
+        return seen == [True]
+
+    assert draws_segments(_pen("#1f77b4", 2.0))
+    assert not draws_segments(_pen("#1f77b4", 2.0, "dash"))
+    assert not draws_segments(_pen("#1f77b4", 2.0, alpha=0.5))
+    assert not draws_segments(_pen("#1f77b4", 1.0))
+    assert not draws_segments(_pen("#1f77b4", 2.0), y=np.where(x == 30.0, np.nan, x))
+    dense = np.linspace(0.0, 60.0, 41)  # joins every 2 px: it would look paler, beaded
+    assert not draws_segments(_pen("#1f77b4", 2.0), y=dense, xs=dense)
+    rotated = QtGui.QTransform()
+    rotated.rotate(30.0)
+    assert not draws_segments(_pen("#1f77b4", 2.0), transform=rotated)
+    svg = QtSvg.QSvgGenerator()
+    buf = QtCore.QBuffer()
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    svg.setOutputDevice(buf)
+    svg.setSize(QtCore.QSize(64, 64))
+    assert not draws_segments(_pen("#1f77b4", 2.0), device=svg)
+    assert not draws_segments(_pen("#1f77b4", 2.0), device=QtGui.QPicture())
