@@ -8,7 +8,7 @@ hour; an instruction count does not.  Valgrind's callgrind counts every instruct
 process runs, so this runs the busy scenario's window (as part 2 does: 1280×800, the
 same edits) twice per view under callgrind, once with 10 edits and once with 40, and
 reports the difference over the 30 extra edits: the instructions of one edit, start-up
-and teardown cancelled out.  Repeated runs agree to about 1 %.
+and teardown cancelled out.  Repeated runs agree to within about 1.5 %.
 
 What is counted is the plot's work for an edit: the keystroke, the model, the plot's
 items, its paint and what the plot does after it (the sweep's legend placement).  The
