@@ -6,6 +6,7 @@ view, a legend sample).  Qt and pyqtgraph only; the geometry comes from
 
 from __future__ import annotations
 
+import logging
 import math
 import operator
 
@@ -376,7 +377,10 @@ class _Spot:
         return self.live and self.item.isVisible()
 
 
+_log = logging.getLogger(__name__)
 _IDENTITY = QtGui.QTransform()
+#: whether stroking a line as segments has failed once (logged once: see _try_segments)
+_SEGMENTS_FAILED = False
 #: a line is stroked as segments in pixels only if its segments average at least this long
 #: (:meth:`_Curve._stroke_segments`)
 _MIN_SEGMENT_PX = 12.0
@@ -518,13 +522,29 @@ class _Curve(pg.PlotCurveItem):
         if seg[3]:
             p.setPen(pen)
             p.drawLines(*self._getLineSegments())
-        elif seg[4] is not None and self._stroke_segments(p, seg[4]):
+        elif seg[4] is not None and self._try_segments(p, seg[4]):
             return
         else:
             p.setPen(pen)
             p.drawPath(self.getPath())
 
-    def _stroke_segments(self, p: QtGui.QPainter, flat: QtGui.QPen) -> bool:
+    def _try_segments(self, p: QtGui.QPainter, flat: QtGui.QPen) -> bool:
+        """:meth:`_stroke_segments`, and False (the path is drawn instead) should it fail: a
+        line is drawn either way.  (An exception leaving a paint has been seen to crash
+        the process in PySide6 6.11, with this fast path's first version.)"""
+        global _SEGMENTS_FAILED
+        tr = p.worldTransform()
+        try:
+            return self._stroke_segments(p, flat, tr)
+        except Exception:  # noqa: BLE001 - never worth the window
+            p.setWorldTransform(tr)
+            if not _SEGMENTS_FAILED:  # (once: a repaint draws every line)
+                _SEGMENTS_FAILED = True
+                _log.exception("a line could not be stroked as segments; drawing its path")
+            return False
+
+    def _stroke_segments(self, p: QtGui.QPainter, flat: QtGui.QPen,
+                         tr: QtGui.QTransform) -> bool:
         """Draw the line as antialiased segments given in pixels, with ``flat`` (the pen with
         flat caps), if it can be: onto pixels (Qt's raster engine: a window, an image), in
         a view not rotated or sheared, its data finite and joined point to point.
@@ -543,7 +563,6 @@ class _Curve(pg.PlotCurveItem):
         engine = p.paintEngine()
         if engine is None or engine.type() != QtGui.QPaintEngine.Type.Raster:
             return False
-        tr = p.worldTransform()
         if tr.m12() or tr.m21() or tr.m13() or tr.m23():  # (rotated, sheared, projected)
             return False
         x, y = self.xData, self.yData

@@ -267,8 +267,8 @@ def _stroke_spy(monkeypatch):
     seen = []
     real = _Curve._stroke_segments
 
-    def spy(self, p, flat):
-        drew = real(self, p, flat)
+    def spy(self, p, flat, tr):
+        drew = real(self, p, flat, tr)
         seen.append(drew)
         return drew
 
@@ -367,3 +367,41 @@ def test_a_line_keeps_its_path_where_segments_would_not_do(qtbot, monkeypatch):
     svg.setSize(QtCore.QSize(64, 64))
     assert not draws_segments(_pen("#1f77b4", 2.0), device=svg)
     assert not draws_segments(_pen("#1f77b4", 2.0), device=QtGui.QPicture())
+
+
+def test_a_line_whose_segments_fail_is_drawn_as_its_path(qtbot, monkeypatch, caplog):
+    """Should stroking as segments fail, the line is drawn as its path all the same, the
+    painter's transform is as it was, and the failure is logged once."""
+    import numpy as np
+    from PySide6 import QtGui
+
+    import roofgui.gui.plot_items as pi
+
+    def broken(self, p, flat, tr):
+        p.resetTransform()  # (half done when it fails)
+        raise ValueError("broken")
+
+    monkeypatch.setattr(pi._Curve, "_stroke_segments", broken)
+    monkeypatch.setattr(pi, "_SEGMENTS_FAILED", False)
+    x = np.linspace(0.0, 1.0, 5)
+    tr = QtGui.QTransform(60.0, 0.0, 0.0, -40.0, 2.0, 50.0)
+
+    def picture() -> np.ndarray:
+        img = QtGui.QImage(64, 64, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(0xFFFFFFFF)
+        c = pi._Curve(antialias=True)
+        c.setData(x, x)
+        c.setPen(pi._pen("#1f77b4", 2.0))
+        p = QtGui.QPainter(img)
+        p.setWorldTransform(tr)
+        c.paint(p, None, None)
+        assert p.worldTransform() == tr
+        p.end()
+        return np.frombuffer(img.constBits(), np.uint8).reshape(64, 64, 4).copy()
+
+    with caplog.at_level("ERROR", logger="roofgui.gui.plot_items"):
+        first, second = picture(), picture()
+    assert (first[..., :3] < 200).any(axis=2).sum() > 50  # the line is there
+    assert np.array_equal(first, second)
+    assert [r.message for r in caplog.records].count(
+        "a line could not be stroked as segments; drawing its path") == 1
