@@ -173,15 +173,16 @@ class LiveEvaluator(QObject):
         if self.panels_timer.isActive() or self.hop_timer.isActive():
             self.hop_timer.stop()
             self.refresh_panels()
+        self.w.roofline_plot.flush_legend()  # (placed after the plot's paint: see there)
         if self.w._sweep_plot is not None:
-            self.w._sweep_plot.flush_legend()  # (placed after the plot's paint: see there)
+            self.w._sweep_plot.flush_legend()
 
     def pending(self) -> bool:
-        """Whether an evaluation, a panels' update or the sweep legend's placement is
-        still to come."""
+        """Whether an evaluation, a panels' update or a plot legend's placement is still
+        to come."""
         sp = self.w._sweep_plot
         return (self.timer.isActive() or self.hop_timer.isActive()
-                or self.panels_timer.isActive()
+                or self.panels_timer.isActive() or self.w.roofline_plot.legend_pending()
                 or (sp is not None and sp.legend_pending()))
 
     @property

@@ -404,6 +404,12 @@ class _LogPlot(pg.PlotWidget):
         offset = (off if "left" in corner else -off, off if "top" in corner else -(off + lifts[best]))
         if lg.opts.get("offset") != offset:  # (once anchored, it follows resizes by itself)
             lg.setOffset(offset)
+            if self._legend_later is not None and len(corners) > 1:
+                self._legend_moved()  # (chosen after the paint: what follows it, now)
+
+    def _legend_moved(self) -> None:
+        """The legend's corner, chosen after the plot's paint (defer_legend_placement),
+        moved it: subclasses lay out again what they place clear of it."""
 
     def _bottom_labels(self) -> list:
         return []

@@ -701,3 +701,50 @@ def test_sweep_critical_markers_are_one_scatter_with_a_view_per_line(qtbot, cat)
         if m.isVisible():
             assert scatter_xy(m) == [(lines[key].crit_x, lines[key].crit_y)]
     assert len(w.crit_item.data) == sum(ln.crit_x is not None for ln in lines.values())
+
+
+def test_on_screen_the_rooflines_legend_corner_is_chosen_after_the_paint(qtbot, cat):
+    """The window's roofline (screen caches) chooses its legend's corner after the plot's
+    paint, as the sweep does: before it, the legend only stays in its corner.  When the
+    choice moves it, the region names are laid out again clear of it, and the plot then
+    looks as a plot that chose at once (an export's) does."""
+    from gui_helpers import assert_same_picture
+
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {},
+                              ShardSpec("D", 2, "scale-up"))])
+    ev = evaluate_scenario(sc, cat)
+    cached, plain = RooflinePlot(), RooflinePlot()
+    cached.use_screen_caches()
+    for w in (cached, plain):
+        qtbot.addWidget(w)
+        w.resize(900, 600)
+        w.show()
+        w.update_from(sc, ev)
+    qtbot.waitExposed(cached)
+    qtbot.wait(300)  # (the relayouts a new size starts: done)
+    cached.flush_legend()
+    best = plain.legend_corner
+    assert cached.legend_corner == best
+    # the legend held in another corner (as after a run of edits): an edit keeps it there
+    # until the plot has painted
+    other = next(c for c in ("bottom-right", "top-right", "bottom-left", "top-left")
+                 if c != best)
+    cached._held_corner = None
+    cached._place_legend_now(other)
+    cached._held_corner = other
+    ev2 = evaluate_scenario(sc, cat)
+    cached.update_from(sc, ev2)
+    assert cached.legend_pending() and cached.legend_corner == other
+    hidden = {k for k, lab in cached.region_labels.items() if not lab.isVisible()}
+    qtbot.waitUntil(lambda: not cached.legend_pending(), timeout=2000)
+    assert cached.legend_corner == best  # (the hold yields: the other covers more)
+    legend = cached.legend.sceneBoundingRect()
+    shown = {k for k, lab in cached.region_labels.items() if lab.isVisible()}
+    for kind in shown:
+        assert not cached.region_labels[kind].sceneBoundingRect().intersects(legend), kind
+    plain.update_from(sc, ev2)
+    # the names the legend hid in the other corner are back (laid out again, not stale)
+    assert shown == {k for k, lab in plain.region_labels.items() if lab.isVisible()}
+    assert hidden - shown != hidden  # (the move did show one again: the test tests that)
+    assert_same_picture(cached, plain)
