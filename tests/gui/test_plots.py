@@ -708,20 +708,15 @@ def test_on_screen_the_rooflines_legend_corner_is_chosen_after_the_paint(qtbot, 
     paint, as the sweep does: before it, the legend only stays in its corner.  When the
     choice moves it, the region names are laid out again clear of it, and the plot then
     looks as a plot that chose at once (an export's) does."""
-    from gui_helpers import assert_same_picture
+    from gui_helpers import assert_same_picture, cached_and_plain
 
     sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
                   ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {},
                               ShardSpec("D", 2, "scale-up"))])
     ev = evaluate_scenario(sc, cat)
-    cached, plain = RooflinePlot(), RooflinePlot()
-    cached.use_screen_caches()
+    cached, plain = cached_and_plain(qtbot, RooflinePlot, size=(900, 600))
     for w in (cached, plain):
-        qtbot.addWidget(w)
-        w.resize(900, 600)
-        w.show()
         w.update_from(sc, ev)
-    qtbot.waitExposed(cached)
     qtbot.wait(300)  # (the relayouts a new size starts: done)
     cached.flush_legend()
     best = plain.legend_corner
