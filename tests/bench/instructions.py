@@ -19,7 +19,10 @@ With ``--rev REV``, ``REV`` is checked out into a temporary git worktree and cou
 same way, beside this tree: a change measured in instructions, not minutes of a noisy
 machine.  Instructions are not time (a cache miss costs more than an add), so the
 milliseconds of part 2 stay the figures of record; this is the tool for telling whether
-a change made an edit cheaper.  Needs ``valgrind`` (Debian: ``apt install valgrind``);
+a change made an edit cheaper.  It counts the work on both sides of the plot's paint:
+a change that moves work from before the paint to after it (the legend's corner,
+chosen after the paint) shortens part 2's figure without showing here.  Needs
+``valgrind`` (Debian: ``apt install valgrind``);
 each count takes a few minutes (valgrind runs the process ~50× slower).  It prints
 figures and asserts nothing.
 """
