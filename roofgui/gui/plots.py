@@ -111,7 +111,9 @@ class RooflinePlot(_LogPlot):
         """The base class's caches, and the chips' roofs and ridge guides drawn through
         canvases that keep them as pictures (:class:`~roofgui.gui.plot_items._Canvas`):
         an op's edit moves its points and labels, never a roof, so its repaint blits the
-        roofs instead of stroking some thirty wide anti-aliased lines again.  For the
+        roofs instead of stroking some thirty wide anti-aliased lines again; and the
+        legend's corner chosen after the plot's paint (:meth:`defer_legend_placement`,
+        the region names following it when it moves: :meth:`_legend_moved`).  For the
         window's plot, never for an export's."""
         super().use_screen_caches()
         self.defer_legend_placement()
