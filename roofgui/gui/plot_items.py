@@ -569,11 +569,6 @@ class _Curve(pg.PlotCurveItem):
         n = x.size - 1
         if n < 1:
             return False
-        segs = self._pixel_segments
-        if segs is None:
-            segs = self._pixel_segments = pg.Qt.internals.PrimitiveArray(QtCore.QLineF, 4)
-        segs.resize(n)
-        m = segs.ndarray()
         px = x * tr.m11()
         px += tr.dx()
         py = y * tr.m22()
@@ -585,6 +580,11 @@ class _Curve(pg.PlotCurveItem):
         span = abs(px[-1] - px[0]) + abs(py[-1] - py[0])
         if span < _MIN_SEGMENT_PX * n:
             return False
+        segs = self._pixel_segments
+        if segs is None:
+            segs = self._pixel_segments = pg.Qt.internals.PrimitiveArray(QtCore.QLineF, 4)
+        segs.resize(n)
+        m = segs.ndarray()
         m[:, 0] = px[:-1]
         m[:, 1] = py[:-1]
         m[:, 2] = px[1:]

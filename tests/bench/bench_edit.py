@@ -163,6 +163,17 @@ def open_window(tmp: Path):
     return app, w
 
 
+def show_view(w, view: str):
+    """Show the tab of ``view`` and return its plot and the dimension an edit types into:
+    the Roofline tab editing B (the points move), the Sweep tab editing D (with B swept,
+    D moves the curves)."""
+    if view == "sweep":
+        w.tabs.setCurrentIndex(1)
+        return w.sweep_plot, "D"
+    w.tabs.setCurrentIndex(0)
+    return w.roofline_plot, "B"
+
+
 def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = None) -> dict:
     """Time ``edits`` edits in each view, alternating with the same number of baseline edits."""
     tmp = Path(tempfile.mkdtemp(prefix="roofgui-bench-"))
@@ -176,12 +187,7 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
 
     frozen = None
     for view in views:
-        if view == "sweep":
-            w.tabs.setCurrentIndex(1)
-            plot, dim = w.sweep_plot, "D"
-        else:
-            w.tabs.setCurrentIndex(0)
-            plot, dim = w.roofline_plot, "B"
+        plot, dim = show_view(w, view)
         probe = PaintProbe(plot.viewport())
         warm_paint(app, [probe], w)
         if frozen is None:

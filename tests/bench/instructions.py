@@ -64,12 +64,7 @@ def _child(view: str, edits: int, panels: bool) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="roofgui-instr-"))
     os.environ["ROOFGUI_HOME"] = str(tmp / "home")
     app, w = be.open_window(tmp)
-    if view == "sweep":
-        w.tabs.setCurrentIndex(1)
-        plot, dim = w.sweep_plot, "D"
-    else:
-        w.tabs.setCurrentIndex(0)
-        plot, dim = w.roofline_plot, "B"
+    plot, dim = be.show_view(w, view)  # (what part 2 edits)
     probe = PaintProbe(plot.viewport())
     slow = 3600.0  # (valgrind: ~50× slower than the bare machine)
     warm_paint(app, [probe], w, timeout=slow)
