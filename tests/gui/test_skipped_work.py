@@ -405,3 +405,45 @@ def test_a_line_whose_segments_fail_is_drawn_as_its_path(qtbot, monkeypatch, cap
     assert np.array_equal(first, second)
     assert [r.message for r in caplog.records].count(
         "a line could not be stroked as segments; drawing its path") == 1
+
+
+def test_a_one_segment_line_is_drawn_as_a_line_with_its_paths_pixels(qtbot, monkeypatch):
+    """A line of two points (a critical value's guide, dotted and translucent, running far
+    below the view) is drawn with ``drawLine``, not a path built for it, and its pixels are
+    exactly those of its path: dotted, dashed, solid, translucent, thin and wide."""
+    import numpy as np
+    from PySide6 import QtGui
+
+    from roofgui.gui.plot_items import _Curve, _pen
+
+    built = []
+    real = _Curve.getPath
+    monkeypatch.setattr(_Curve, "getPath", lambda self: built.append(self) or real(self))
+    tr = QtGui.QTransform(150.0, 0.0, 0.0, -90.0, 10.0, 250.0)
+
+    def picture(pen, x, y, as_line: bool) -> np.ndarray:
+        img = QtGui.QImage(320, 300, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(0xFFFFFFFF)
+        c = _Curve(antialias=True)
+        c.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        c.setPen(pen)
+        p = QtGui.QPainter(img)
+        p.setWorldTransform(tr)
+        if as_line:
+            built.clear()
+            c.paint(p, None, None)
+            assert built == []
+        else:
+            p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+            p.setPen(pen)
+            p.drawPath(real(c))
+        p.end()
+        return np.frombuffer(img.constBits(), np.uint8).reshape(300, 320, 4).copy()
+
+    pens = [_pen("#d55e00", 1.0, "dot", alpha=0.75), _pen("#1f77b4", 1.5, "dash"),
+            _pen("#009e73", 1.0), _pen("#cc79a7", 2.5, alpha=0.5)]
+    for pen in pens:
+        for x, y in (([1.2, 1.2], [2.1, -60.0]), ([0.1, 1.9], [0.3, 2.6])):
+            a = picture(pen, x, y, True)
+            assert (a[..., :3] < 250).any()  # (something drawn)
+            assert np.array_equal(a, picture(pen, x, y, False))
