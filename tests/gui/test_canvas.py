@@ -370,3 +370,39 @@ def test_a_legend_never_lifts_past_the_top_of_the_view(pair, shipped, screen, mo
     view, legend = w.vb.sceneBoundingRect(), w.legend.sceneBoundingRect()
     assert w.legend_corner == "bottom-right"
     assert legend.top() >= view.top() - 0.5
+
+
+def test_an_edit_of_a_dimension_sets_no_members_and_no_pens(qtbot, pair, shipped, monkeypatch):
+    """The same lines drawn by the same items: an edit neither gives the canvases their
+    members again nor any line its pen; a chip added does both, and so does a new style."""
+    from roofgui.gui.plot_items import _Curve
+
+    cached, plain = pair
+    sc = scenario()
+    show(pair, sc, shipped)
+    calls = {"members": 0, "pens": 0}
+    real_members, real_pen = _Canvas.set_members, _Curve.setPen
+
+    def members(self, m):
+        calls["members"] += 1
+        return real_members(self, m)
+
+    def pen(self, *a, **k):
+        calls["pens"] += 1
+        return real_pen(self, *a, **k)
+
+    monkeypatch.setattr(_Canvas, "set_members", members)
+    monkeypatch.setattr(_Curve, "setPen", pen)
+    for value in (5000.0, 7000.0):
+        sc.ops[0].dims.update(D=value)
+        show((cached,), sc, shipped)
+    assert calls == {"members": 0, "pens": 0}
+    sc.chips.append("b200")
+    curves = show((cached,), sc, shipped)
+    assert calls["members"] == 2 and calls["pens"] > 0
+    ref = fresh_plain(qtbot, cached, sc, curves)
+    calls.update(members=0, pens=0)
+    cached.set_style(SCREEN_DARK)
+    assert calls["pens"] >= 2 * len(cached.curves)  # (a curve and its guide each, the grid)
+    ref.set_style(SCREEN_DARK)
+    assert_same_picture(cached, ref)
