@@ -13,6 +13,7 @@ import pyqtgraph as pg
 
 from ..model import plotdata as pd
 from ..model import sweepgeom as sg
+from .label_layer import LabelLayer, LayerLabel
 from .plot_base import _LogPlot
 from .plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor,
                          _set_anchor, _set_pos, _Spot, _spot_brush, _spot_pen, _text_px)
@@ -26,7 +27,8 @@ class SweepPlot(_LogPlot):
 
     Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]`` (a view
     of the line's spot in the one scatter of critical markers), ``crit_guides[key]``,
-    ``crit_labels[key]``, ``legend``, ``geometry``.
+    ``crit_labels[key]`` (a :class:`~roofgui.gui.label_layer.LayerLabel`: the critical
+    labels are drawn by one item, ``label_layer``), ``legend``, ``geometry``.
     """
 
     def __init__(self, parent=None, style: PlotStyle | None = None):
@@ -41,7 +43,10 @@ class SweepPlot(_LogPlot):
         self.crit_item: pg.ScatterPlotItem | None = None
         self._crit_views: dict[tuple, _Spot] = {}  # a view per line key, kept while shown
         self.crit_guides: dict[tuple[int, str, str], _Curve] = {}
-        self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
+        self.crit_labels: dict[tuple[int, str, str], LayerLabel] = {}
+        #: draws the critical labels: eight of them move and change text on every edit,
+        #: which as items of their own cost ~1 ms of Qt's and pyqtgraph's work a keystroke
+        self.label_layer = LabelLayer(self.vb, 20)
         self._colours: dict[str, int] = {}
         #: each curve's log10 points and drawing, reused for the curves an edit leaves alone
         self._memo = sg.SweepMemo()
@@ -120,7 +125,7 @@ class SweepPlot(_LogPlot):
                 self._items_rev += 1
                 self.curves[k] = self._new_curve(0, pool=("curve",) + k)
                 self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
-                self.crit_labels[k] = self._new_text(20, pool=("critlabel",) + k)
+                self.crit_labels[k] = self._new_layer_label(("critlabel",) + k)
             # a line drawn from the very arrays of last time, with the same marker, label
             # and tooltip (an op the edit left alone): its items are as they should be
             sig = (ln.draw_x, ln.draw_y, ln.crit_x, ln.crit_y, ln.crit_label, ln.tooltip,
@@ -146,6 +151,16 @@ class SweepPlot(_LogPlot):
         if refit and g.lines:
             self.fit(layout=False)
         self._layout_annotations()
+
+    def _new_layer_label(self, pool) -> LayerLabel:
+        """A label of the label layer (one dropped earlier for the same line, if any), with
+        the margin the plots' label items have."""
+        lab = self._pooled(pool)
+        if lab is None:
+            lab = self.label_layer.new_label(anchor=(0.5, 1.0))
+            lab.textItem.document().setDocumentMargin(1.0)
+            lab.updateTextPos()  # (the margin changes the text's rectangle)
+        return lab
 
     def _set_crit_markers(self) -> None:
         """Every line's critical marker as one spot of one scatter, in the lines' order (an

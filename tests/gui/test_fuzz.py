@@ -97,6 +97,11 @@ def plot_coordinates_are_finite(plot) -> list[str]:
             p = it.pos()
             if not (math.isfinite(p.x()) and math.isfinite(p.y())):
                 bad.append(f"text {it.textItem.toPlainText()!r} at {p}")
+    layer = getattr(plot, "label_layer", None)  # (labels drawn by one item: the sweep's)
+    for lab in layer.labels if layer is not None else ():
+        p = lab.pos()
+        if lab.isVisible() and not (math.isfinite(p.x()) and math.isfinite(p.y())):
+            bad.append(f"text {lab.toPlainText()!r} at {p}")
     rng = plot.view_range()
     if not all(map(math.isfinite, rng)):
         bad.append(f"view {rng}")

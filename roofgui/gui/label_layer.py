@@ -1,0 +1,224 @@
+"""Many plot labels drawn by one item: the sweep's critical labels (``B* = 241``).
+
+A :class:`~roofgui.gui.label._Label` is an item of the scene: Qt indexes it, asks its
+rectangle several times a paint, calls its ``paint`` through Python, and every move or
+new text runs ``prepareGeometryChange`` and pyqtgraph's transform bookkeeping.  The sweep
+moves and retitles eight of its sixteen labels on every keystroke; as items they cost
+about as much as everything else the plot updates (measured: an edit of the busy sweep
+took ~2 ms less with its labels hidden, half in the update and half in the paint).
+
+A :class:`LabelLayer` is one item of the view box holding any number of
+:class:`LayerLabel` objects.  A layer label answers what the plots ask of a label (text,
+colour, font, halo, place, anchor, visibility, scene rectangle) and is laid out by the
+same :class:`~roofgui.gui.label.LabelText`; the layer draws each where its item would
+have drawn it — its text upright and unscaled at its anchor point, after its halo — so
+the pixels are the item's (tested against ``_Label`` and pyqtgraph's ``TextItem``).
+Upright labels only: no angle.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from pyqtgraph.Point import Point
+from PySide6 import QtCore, QtGui
+
+from .label import LabelText
+
+__all__ = ["LabelLayer", "LayerLabel"]
+
+_AA = QtGui.QPainter.RenderHint.Antialiasing
+_NO_PEN = QtCore.Qt.PenStyle.NoPen
+_NO_BRUSH = QtCore.Qt.BrushStyle.NoBrush
+
+
+class LayerLabel:
+    """One label of a :class:`LabelLayer`: plain text at a point of the view (data
+    coordinates), placed by its anchor (``(0.5, 1.0)``: centred above the point), with a
+    halo (``fill``) and a frame (``border``) as pyqtgraph's ``TextItem`` has.
+
+    Not an item of the scene: its layer draws it.  The names are a ``TextItem``'s, so that
+    the plots place and style it as they do their label items.
+    """
+
+    __slots__ = ("_layer", "textItem", "anchor", "color", "_x", "_y", "_visible", "_fill",
+                 "_border", "_rect")
+
+    def __init__(self, layer: "LabelLayer", anchor=(0.5, 1.0)) -> None:
+        self._layer = layer
+        self._x = self._y = 0.0
+        self._visible = True
+        self._fill = pg.mkBrush(None)
+        self._border = pg.mkPen(None)
+        self._rect = QtCore.QRectF()
+        self.textItem = LabelText(self)
+        self.anchor = Point(anchor)
+        self.color = pg.mkColor(200, 200, 200)
+        self.textItem.setDefaultTextColor(self.color)
+        self.updateTextPos()
+
+    # -- what LabelText asks of its owner -------------------------------------------------
+    def update(self) -> None:
+        """Something drawn changed: the layer repaints (a shown label only)."""
+        if self._visible:
+            self._layer.update()
+
+    # -- text and look ------------------------------------------------------------------
+    def setText(self, text: str, color=None) -> None:  # noqa: N802 (TextItem's name)
+        if color is not None:
+            self.setColor(color)
+        self.setPlainText(text)
+
+    def setPlainText(self, text: str) -> None:  # noqa: N802
+        t = self.textItem
+        if str(text) != t._text:
+            t.setPlainText(text)
+            self.updateTextPos()
+
+    def toPlainText(self) -> str:  # noqa: N802
+        return self.textItem.toPlainText()
+
+    def setColor(self, color) -> None:  # noqa: N802
+        self.color = pg.mkColor(color)
+        self.textItem.setDefaultTextColor(self.color)
+
+    def setFont(self, font: QtGui.QFont) -> None:  # noqa: N802
+        self.textItem.setFont(font)
+        self.updateTextPos()
+
+    @property
+    def fill(self) -> QtGui.QBrush:
+        """The halo's brush (``TextItem.fill``)."""
+        return self._fill
+
+    @fill.setter
+    def fill(self, brush) -> None:
+        self._fill = pg.mkBrush(brush)
+        self.update()
+
+    @property
+    def border(self) -> QtGui.QPen:
+        """The frame's pen (``TextItem.border``)."""
+        return self._border
+
+    @border.setter
+    def border(self, pen) -> None:
+        self._border = pg.mkPen(pen)
+        self.update()
+
+    # -- place --------------------------------------------------------------------------
+    def setAnchor(self, anchor) -> None:  # noqa: N802
+        self.anchor = Point(anchor)
+        self.updateTextPos()
+
+    def setPos(self, x, y=None) -> None:  # noqa: N802
+        if y is None:
+            x, y = x.x(), x.y()
+        x, y = float(x), float(y)
+        if (x, y) != (self._x, self._y):
+            self._x, self._y = x, y
+            self.update()
+
+    def pos(self) -> QtCore.QPointF:
+        return QtCore.QPointF(self._x, self._y)
+
+    def updateTextPos(self) -> None:  # noqa: N802 (TextItem's name)
+        """The text's offset for the anchor, as ``_Label.updateTextPos`` works it out: the
+        text's size times the anchor, in pixels from the label's point."""
+        t = self.textItem
+        r = t.boundingRect()
+        a = self.anchor
+        x, y = -(r.width() * a.x()), -(r.height() * a.y())
+        t.setPos(x, y)
+        self._rect = QtCore.QRectF(x, y, r.width(), r.height())
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
+        """The text's rectangle in pixels about the label's point."""
+        return QtCore.QRectF(self._rect)
+
+    def sceneBoundingRect(self) -> QtCore.QRectF:  # noqa: N802
+        """The text's rectangle in the scene (pixels of the view)."""
+        p = self._layer.mapToScene(QtCore.QPointF(self._x, self._y))
+        return self._rect.translated(p)
+
+    # -- visibility ---------------------------------------------------------------------
+    def setVisible(self, visible: bool) -> None:  # noqa: N802
+        visible = bool(visible)
+        if visible != self._visible:
+            self._visible = visible
+            self._layer.update()
+
+    def isVisible(self) -> bool:  # noqa: N802
+        return self._visible and self._layer.isVisible()
+
+    def show(self) -> None:
+        self.setVisible(True)
+
+    def hide(self) -> None:
+        self.setVisible(False)
+
+    # -- drawing ------------------------------------------------------------------------
+    def draw(self, p: QtGui.QPainter) -> None:
+        """Halo, frame and text, the painter at the label's point (pixels, upright): what
+        ``_Label.paint`` draws."""
+        if self._border.style() != _NO_PEN or self._fill.style() != _NO_BRUSH:
+            aa = p.testRenderHint(_AA)
+            p.setPen(self._border)
+            p.setBrush(self._fill)
+            p.setRenderHint(_AA, True)
+            p.drawPolygon(QtGui.QPolygonF(self._rect))
+            p.setRenderHint(_AA, aa)  # (the text as the view's hints draw it)
+        self.textItem.draw(p)
+
+
+class LabelLayer(pg.GraphicsObject):
+    """Draws its :class:`LayerLabel` objects, in the order they were made (as items of one
+    z value are stacked), each upright and unscaled at its point of the view.
+
+    It covers the view box's rectangle (the view box clips what it holds to it), is never
+    under the mouse, and counts in no auto-range.
+    """
+
+    def __init__(self, vb: pg.ViewBox, z: float) -> None:
+        super().__init__()
+        self._vb = vb
+        self.labels: list[LayerLabel] = []
+        self._rect = QtCore.QRectF()
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+        vb.addItem(self, ignoreBounds=True)
+        vb.sigRangeChanged.connect(self._view_changed)
+        vb.sigResized.connect(self._view_changed)
+        self._view_changed()
+
+    def new_label(self, anchor=(0.5, 1.0)) -> LayerLabel:
+        lab = LayerLabel(self, anchor)
+        self.labels.append(lab)
+        self.update()
+        return lab
+
+    def _view_changed(self, *_args) -> None:
+        r = QtCore.QRectF(self._vb.viewRect())
+        if r != self._rect:
+            self.prepareGeometryChange()
+            self._rect = r
+
+    def boundingRect(self):  # noqa: N802 (Qt's name)
+        return QtCore.QRectF(self._rect)
+
+    def shape(self):  # never under the mouse
+        return QtGui.QPainterPath()
+
+    def paint(self, p, opt, widget):
+        tr = p.transform()
+        if not tr.isAffine():  # (never in a plot: a label's point alone would be wrong)
+            return
+        m11, m12, m21, m22, dx, dy = tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy()
+        for lab in self.labels:
+            if not lab._visible:
+                continue
+            x, y = lab._x, lab._y
+            p.setTransform(QtGui.QTransform.fromTranslate(m11 * x + m21 * y + dx,
+                                                          m12 * x + m22 * y + dy))
+            lab.draw(p)
+        p.setTransform(tr)
