@@ -743,3 +743,39 @@ def test_on_screen_the_rooflines_legend_corner_is_chosen_after_the_paint(qtbot, 
     assert shown == {k for k, lab in plain.region_labels.items() if lab.isVisible()}
     assert hidden - shown != hidden  # (the move did show one again: the test tests that)
     assert_same_picture(cached, plain)
+
+
+@pytest.mark.parametrize("cls", [RooflinePlot, SweepPlot])
+def test_a_window_plot_with_an_opaque_background_paints_without_qts_fill_and_looks_the_same(
+        qtbot, cls):
+    """On screen an opaque plot paints every pixel of its viewport itself, so Qt does not
+    fill it first (WA_OpaquePaintEvent); a transparent style, and an export's plot, keep
+    Qt's fill.  The pictures are the same as with Qt's fill, a partial repaint's too."""
+    import dataclasses
+
+    from gui_helpers import pixels
+
+    opaque = QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent
+    export = cls(style=SCREEN_DARK)
+    qtbot.addWidget(export)
+    assert not export.viewport().testAttribute(opaque)
+    plots = []
+    for _ in range(2):
+        w = cls(style=SCREEN_DARK)
+        qtbot.addWidget(w)
+        w.resize(640, 420)
+        w.use_screen_caches()
+        w.show()
+        qtbot.waitExposed(w)
+        plots.append(w)
+    window, filled = plots
+    assert window.viewport().testAttribute(opaque)
+    filled.viewport().setAttribute(opaque, False)  # (Qt fills it before each paint)
+    assert np.array_equal(pixels(window), pixels(filled))
+    for w in plots:
+        w.readout.setText("B = 4096   1.2 PFLOP/s")  # (a small region repainted)
+    assert np.array_equal(pixels(window), pixels(filled))
+    window.set_style(dataclasses.replace(SCREEN_DARK, background="transparent"))
+    assert not window.viewport().testAttribute(opaque)
+    window.set_style(SCREEN_LIGHT)
+    assert window.viewport().testAttribute(opaque)
