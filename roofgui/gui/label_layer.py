@@ -41,7 +41,7 @@ class LayerLabel:
     """
 
     __slots__ = ("_layer", "textItem", "anchor", "color", "_x", "_y", "_visible", "_fill",
-                 "_border", "_rect")
+                 "_border", "_rect", "_boxed", "_poly")
 
     def __init__(self, layer: "LabelLayer", anchor=(0.5, 1.0)) -> None:
         self._layer = layer
@@ -49,7 +49,9 @@ class LayerLabel:
         self._visible = True
         self._fill = pg.mkBrush(None)
         self._border = pg.mkPen(None)
+        self._boxed = False  # a halo or a frame to draw (read at every paint)
         self._rect = QtCore.QRectF()
+        self._poly = QtGui.QPolygonF()  # the rectangle as the halo's polygon
         self.textItem = LabelText(self)
         self.anchor = Point(anchor)
         self.color = pg.mkColor(200, 200, 200)
@@ -93,6 +95,7 @@ class LayerLabel:
     @fill.setter
     def fill(self, brush) -> None:
         self._fill = pg.mkBrush(brush)
+        self._boxed = self._box()
         self.update()
 
     @property
@@ -103,7 +106,11 @@ class LayerLabel:
     @border.setter
     def border(self, pen) -> None:
         self._border = pg.mkPen(pen)
+        self._boxed = self._box()
         self.update()
+
+    def _box(self) -> bool:
+        return self._border.style() != _NO_PEN or self._fill.style() != _NO_BRUSH
 
     # -- place --------------------------------------------------------------------------
     def setAnchor(self, anchor) -> None:  # noqa: N802
@@ -130,6 +137,7 @@ class LayerLabel:
         x, y = -(r.width() * a.x()), -(r.height() * a.y())
         t.setPos(x, y)
         self._rect = QtCore.QRectF(x, y, r.width(), r.height())
+        self._poly = QtGui.QPolygonF(self._rect)
 
     def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
         """The text's rectangle in pixels about the label's point."""
@@ -157,16 +165,19 @@ class LayerLabel:
         self.setVisible(False)
 
     # -- drawing ------------------------------------------------------------------------
-    def draw(self, p: QtGui.QPainter) -> None:
+    def draw(self, p: QtGui.QPainter, aa: bool | None = None) -> None:
         """Halo, frame and text, the painter at the label's point (pixels, upright): what
-        ``_Label.paint`` draws."""
-        if self._border.style() != _NO_PEN or self._fill.style() != _NO_BRUSH:
-            aa = p.testRenderHint(_AA)
+        ``_Label.paint`` draws.  ``aa``: whether the painter antialiases (when known)."""
+        if self._boxed:
+            if aa is None:
+                aa = p.testRenderHint(_AA)
             p.setPen(self._border)
             p.setBrush(self._fill)
-            p.setRenderHint(_AA, True)
-            p.drawPolygon(QtGui.QPolygonF(self._rect))
-            p.setRenderHint(_AA, aa)  # (the text as the view's hints draw it)
+            if not aa:
+                p.setRenderHint(_AA, True)
+            p.drawPolygon(self._poly)
+            if not aa:
+                p.setRenderHint(_AA, False)  # (the text as the view's hints draw it)
         self.textItem.draw(p)
 
 
@@ -214,11 +225,12 @@ class LabelLayer(pg.GraphicsObject):
         if not tr.isAffine():  # (never in a plot: a label's point alone would be wrong)
             return
         m11, m12, m21, m22, dx, dy = tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy()
+        aa = p.testRenderHint(_AA)  # (each label leaves it as it found it)
+        at = QtGui.QTransform.fromTranslate
         for lab in self.labels:
             if not lab._visible:
                 continue
             x, y = lab._x, lab._y
-            p.setTransform(QtGui.QTransform.fromTranslate(m11 * x + m21 * y + dx,
-                                                          m12 * x + m22 * y + dy))
-            lab.draw(p)
+            p.setTransform(at(m11 * x + m21 * y + dx, m12 * x + m22 * y + dy))
+            lab.draw(p, aa)
         p.setTransform(tr)
