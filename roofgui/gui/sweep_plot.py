@@ -13,6 +13,7 @@ import pyqtgraph as pg
 
 from ..model import plotdata as pd
 from ..model import sweepgeom as sg
+from .guide_layer import Guide, GuideLayer
 from .label_layer import LabelLayer, LayerLabel
 from .plot_base import _LogPlot
 from .plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor,
@@ -26,7 +27,8 @@ class SweepPlot(_LogPlot):
     """Attainable FLOP/s (or time per op) against a swept dimension; one curve per op × chip.
 
     Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]`` (a view
-    of the line's spot in the one scatter of critical markers), ``crit_guides[key]``,
+    of the line's spot in the one scatter of critical markers), ``crit_guides[key]`` (a
+    :class:`~roofgui.gui.guide_layer.Guide`, drawn by ``guide_layer``),
     ``crit_labels[key]`` (a :class:`~roofgui.gui.label_layer.LayerLabel`: the critical
     labels are drawn by one item, ``label_layer``), ``legend``, ``geometry``.
     """
@@ -42,7 +44,10 @@ class SweepPlot(_LogPlot):
         #: and paint, not one per line: ~40 us of Qt's and pyqtgraph's work per item)
         self.crit_item: pg.ScatterPlotItem | None = None
         self._crit_views: dict[tuple, _Spot] = {}  # a view per line key, kept while shown
-        self.crit_guides: dict[tuple[int, str, str], _Curve] = {}
+        self.crit_guides: dict[tuple[int, str, str], Guide] = {}
+        #: draws the critical guides (each a segment: a line item apiece cost ~30 us of
+        #: setData for each guide an edit moves)
+        self.guide_layer = GuideLayer(self.vb, -20)
         self.crit_labels: dict[tuple[int, str, str], LayerLabel] = {}
         #: draws the critical labels: eight of them move and change text on every edit,
         #: which as items of their own cost ~1 ms of Qt's and pyqtgraph's work a keystroke
@@ -69,30 +74,32 @@ class SweepPlot(_LogPlot):
         super().set_style(style)
 
     def use_screen_caches(self) -> None:
-        """The base class's caches, the curves and guides drawn through canvases that
-        keep the lines an edit leaves alone as pictures
+        """The base class's caches, the curves drawn through a canvas that keeps the lines
+        an edit leaves alone as pictures
         (:class:`~roofgui.gui.plot_items._Canvas`), and the legend placed after the
         plot's paint (:meth:`defer_legend_placement`): for the window's plot, never for
         an export's."""
         super().use_screen_caches()
         self.defer_legend_placement()
         if self.canvases is None:
-            self.canvases = {"curve": _Canvas(self.vb, 0), "critguide": _Canvas(self.vb, -20)}
-            self._sync_canvases()
+            self.canvases = {"curve": _Canvas(self.vb, 0)}
+            self._sync_members()
 
-    def _sync_canvases(self) -> None:
+    def _sync_members(self) -> None:
+        """The guide layer's order and the curves' canvas's members: the geometry's lines."""
         g = self.geometry
-        if self.canvases is None or g is None:
+        if g is None:
             return
         # the same lines in the same order, drawn by the same items: the members are as
         # they were (an edit of a dimension; building and comparing the lists was ~60 us)
-        sig = (tuple(ln.key for ln in g.lines), self._items_rev)
+        sig = (tuple(ln.key for ln in g.lines), self._items_rev, self.canvases is not None)
         if sig == self._members_sig:
             return
         self._members_sig = sig
-        # in the geometry's order (op by op, as an export draws them), grouped by op
-        self.canvases["curve"].set_members([(ln.key[:2], self.curves[ln.key]) for ln in g.lines])
-        self.canvases["critguide"].set_members([(ln.key[:2], self.crit_guides[ln.key])
+        # in the geometry's order (op by op, as an export draws them)
+        self.guide_layer.set_order([self.crit_guides[ln.key] for ln in g.lines])
+        if self.canvases is not None:  # (grouped by op)
+            self.canvases["curve"].set_members([(ln.key[:2], self.curves[ln.key])
                                                 for ln in g.lines])
 
     def update_from(self, scenario, curves, colours: Mapping[str, int] | None = None) -> None:
@@ -124,7 +131,7 @@ class SweepPlot(_LogPlot):
             if k not in self.curves:
                 self._items_rev += 1
                 self.curves[k] = self._new_curve(0, pool=("curve",) + k)
-                self.crit_guides[k] = self._new_curve(-20, bounds=False, pool=("critguide",) + k)
+                self.crit_guides[k] = self._new_guide(("critguide",) + k)
                 self.crit_labels[k] = self._new_layer_label(("critlabel",) + k)
             # a line drawn from the very arrays of last time, with the same marker, label
             # and tooltip (an op the edit left alone): its items are as they should be
@@ -138,19 +145,23 @@ class SweepPlot(_LogPlot):
             self._set_curve(("curve",) + k, self.curves[k], ln.draw_x, ln.draw_y)
             has = ln.crit_x is not None
             if has:
-                self._set_curve(("critguide",) + k, self.crit_guides[k], [ln.crit_x, ln.crit_x],
-                                [ln.crit_y, -pd.LOG_INF])
+                self.crit_guides[k].set(ln.crit_x, ln.crit_y, -pd.LOG_INF)
                 self._set_text(("critlabel",) + k, self.crit_labels[k], ln.crit_label)
             self.crit_guides[k].setVisible(has)
             self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
         self._shown = shown
         self._set_crit_markers()
-        self._sync_canvases()
+        self._sync_members()
         self._restyle_items()
         self._rebuild_legend()
         if refit and g.lines:
             self.fit(layout=False)
         self._layout_annotations()
+
+    def _new_guide(self, pool) -> Guide:
+        """A guide of the guide layer (one dropped earlier for the same line, if any)."""
+        guide = self._pooled(pool)
+        return guide if guide is not None else self.guide_layer.new_guide()
 
     def _new_layer_label(self, pool) -> LayerLabel:
         """A label of the label layer (one dropped earlier for the same line, if any), with

@@ -87,17 +87,16 @@ def test_a_canvas_plot_looks_like_a_plain_one_through_every_kind_of_change(qtbot
 def test_an_edit_of_one_op_draws_no_picture_of_the_others(pair, shipped):
     cached, plain = pair
     curves_canvas = cached.canvases["curve"]
-    guides_canvas = cached.canvases["critguide"]
     sc = scenario()
     show(pair, sc, shipped)
     pixels(cached)
 
     def renders_after(edit):
-        before = curves_canvas.renders + guides_canvas.renders
+        before = curves_canvas.renders
         edit()
         show(pair, sc, shipped)
         pixels(cached)
-        return curves_canvas.renders + guides_canvas.renders - before
+        return curves_canvas.renders - before
 
     renders_after(lambda: sc.ops[1].dims.update(D=5000.0))  # op 1 becomes the live one
     assert curves_canvas.hot == (1, "")
@@ -373,7 +372,7 @@ def test_a_legend_never_lifts_past_the_top_of_the_view(pair, shipped, screen, mo
 
 
 def test_an_edit_of_a_dimension_sets_no_members_and_no_pens(qtbot, pair, shipped, monkeypatch):
-    """The same lines drawn by the same items: an edit neither gives the canvases their
+    """The same lines drawn by the same items: an edit neither gives the curves' canvas its
     members again nor any line its pen; a chip added does both, and so does a new style."""
     from roofgui.gui.plot_items import _Curve
 
@@ -399,10 +398,10 @@ def test_an_edit_of_a_dimension_sets_no_members_and_no_pens(qtbot, pair, shipped
     assert calls == {"members": 0, "pens": 0}
     sc.chips.append("b200")
     curves = show((cached,), sc, shipped)
-    assert calls["members"] == 2 and calls["pens"] > 0
+    assert calls["members"] == 1 and calls["pens"] > 0
     ref = fresh_plain(qtbot, cached, sc, curves)
     calls.update(members=0, pens=0)
     cached.set_style(SCREEN_DARK)
-    assert calls["pens"] >= 2 * len(cached.curves)  # (a curve and its guide each, the grid)
+    assert calls["pens"] >= len(cached.curves)  # (every curve, the grid)
     ref.set_style(SCREEN_DARK)
     assert_same_picture(cached, ref)
