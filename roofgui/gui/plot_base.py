@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
 from .label import _Label
+from .label_layer import LabelLayer, LayerLabel
 from .style import SCREEN_LIGHT, PlotStyle
 from .plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _font, _pen,
                          _qcolor, _Sample, _Scatter, _text_px)
@@ -100,6 +101,8 @@ class _LogPlot(pg.PlotWidget):
         self._layout_pending = False
         self.scene().sigPrepareForPaint.connect(self._layout_if_pending)
         self._labels: list[_Label] = []  # every label made by _new_text
+        #: the layers drawing the labels made by _new_layer_label, one per z value
+        self.label_layers: dict[float, LabelLayer] = {}
         self.scene().sigPrepareForPaint.connect(self._sync_label_transforms)  # (after layout)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.setMouseTracking(True)
@@ -538,6 +541,25 @@ class _LogPlot(pg.PlotWidget):
             self.addItem(item, ignoreBounds=True)
             self._labels.append(item)
         return item
+
+    def _label_layer(self, z: float) -> LabelLayer:
+        """The layer drawing this plot's labels of z value ``z`` (made the first time)."""
+        layer = self.label_layers.get(z)
+        if layer is None:
+            layer = self.label_layers[z] = LabelLayer(self.vb, z)
+        return layer
+
+    def _new_layer_label(self, z: float, anchor=(0.5, 1.0), pool=None) -> LayerLabel:
+        """A label drawn by the layer of z value ``z`` (:mod:`~roofgui.gui.label_layer`: not
+        an item of its own), with the margin the label items have; one dropped earlier
+        under ``pool``, if any.  For labels an edit moves or retitles: as items they each
+        cost Qt's and pyqtgraph's per-item work on every update and paint."""
+        lab = self._pooled(pool)
+        if lab is None:
+            lab = self._label_layer(z).new_label(anchor=anchor)
+            lab.textItem.document().setDocumentMargin(1.0)
+            lab.updateTextPos()  # (the margin changes the text's rectangle)
+        return lab
 
     # -- screen caches ------------------------------------------------------------
     #: True for the window's plots (:meth:`use_screen_caches`); an export's draws all afresh

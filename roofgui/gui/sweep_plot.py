@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from ..model import plotdata as pd
 from ..model import sweepgeom as sg
 from .guide_layer import Guide, GuideLayer
-from .label_layer import LabelLayer, LayerLabel
+from .label_layer import LayerLabel
 from .plot_base import _LogPlot
 from .plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor,
                          _set_anchor, _set_pos, _Spot, _spot_brush, _spot_pen, _text_px)
@@ -51,7 +51,7 @@ class SweepPlot(_LogPlot):
         self.crit_labels: dict[tuple[int, str, str], LayerLabel] = {}
         #: draws the critical labels: eight of them move and change text on every edit,
         #: which as items of their own cost ~1 ms of Qt's and pyqtgraph's work a keystroke
-        self.label_layer = LabelLayer(self.vb, 20)
+        self.label_layer = self._label_layer(20)
         self._colours: dict[str, int] = {}
         #: each curve's log10 points and drawing, reused for the curves an edit leaves alone
         self._memo = sg.SweepMemo()
@@ -132,7 +132,7 @@ class SweepPlot(_LogPlot):
                 self._items_rev += 1
                 self.curves[k] = self._new_curve(0, pool=("curve",) + k)
                 self.crit_guides[k] = self._new_guide(("critguide",) + k)
-                self.crit_labels[k] = self._new_layer_label(("critlabel",) + k)
+                self.crit_labels[k] = self._new_layer_label(20, pool=("critlabel",) + k)
             # a line drawn from the very arrays of last time, with the same marker, label
             # and tooltip (an op the edit left alone): its items are as they should be
             sig = (ln.draw_x, ln.draw_y, ln.crit_x, ln.crit_y, ln.crit_label, ln.tooltip,
@@ -162,16 +162,6 @@ class SweepPlot(_LogPlot):
         """A guide of the guide layer (one dropped earlier for the same line, if any)."""
         guide = self._pooled(pool)
         return guide if guide is not None else self.guide_layer.new_guide()
-
-    def _new_layer_label(self, pool) -> LayerLabel:
-        """A label of the label layer (one dropped earlier for the same line, if any), with
-        the margin the plots' label items have."""
-        lab = self._pooled(pool)
-        if lab is None:
-            lab = self.label_layer.new_label(anchor=(0.5, 1.0))
-            lab.textItem.document().setDocumentMargin(1.0)
-            lab.updateTextPos()  # (the margin changes the text's rectangle)
-        return lab
 
     def _set_crit_markers(self) -> None:
         """Every line's critical marker as one spot of one scatter, in the lines' order (an
