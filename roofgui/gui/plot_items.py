@@ -178,14 +178,47 @@ class _Scatter(pg.ScatterPlotItem):
     paint, however small the region repainted)."""
 
     _br = None
+    #: the lengths of a pixel along x and y in the item (pyqtgraph's ``pixelVectors``, two
+    #: transforms mapped and inverted, ~40 us), kept until the view's transform changes:
+    #: moved spots (an edit's) need a new rectangle, not a new pixel size
+    _px = None
 
     def boundingRect(self):  # noqa: N802
         if self._br is None:
-            self._br = super().boundingRect()
+            self._br = self._bounding_rect()
         return QtCore.QRectF(self._br)
+
+    def _bounding_rect(self) -> QtCore.QRectF:
+        """pyqtgraph's ``boundingRect``, with the pixel's size kept (see ``_px``)."""
+        (xmn, xmx) = self.dataBounds(ax=0)
+        (ymn, ymx) = self.dataBounds(ax=1)
+        if xmn is None or xmx is None:
+            xmn = xmx = 0
+        if ymn is None or ymx is None:
+            ymn = ymx = 0
+        px = py = 0.0
+        pad = self.pixelPadding()
+        if pad > 0:
+            if self._px is None:
+                vx, vy = self.pixelVectors()
+                try:
+                    lx = 0 if vx is None else vx.length()
+                except OverflowError:
+                    lx = 0
+                try:
+                    ly = 0 if vy is None else vy.length()
+                except OverflowError:
+                    ly = 0
+                if vx is None or vy is None:  # (no view yet: not kept)
+                    return QtCore.QRectF(xmn - lx * pad, ymn - ly * pad,
+                                         2 * lx * pad + xmx - xmn, 2 * ly * pad + ymx - ymn)
+                self._px = (lx, ly)
+            px, py = self._px[0] * pad, self._px[1] * pad
+        return QtCore.QRectF(xmn - px, ymn - py, (2 * px) + xmx - xmn, (2 * py) + ymx - ymn)
 
     def viewTransformChanged(self):  # noqa: N802
         self._br = None
+        self._px = None
         super().viewTransformChanged()
 
     def _updateMaxSpotSizes(self, **kwargs):  # noqa: N802 (every restyle and new data)

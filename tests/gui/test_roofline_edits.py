@@ -257,3 +257,34 @@ def test_counting_all_rectangles_at_once_picks_what_least_covered_picks():
         margin = float(rng.choice([0.0, 0.5, 4]))
         got = int(np.argmin(_covered(_rect_bounds(rects, margin), xs, ys)))
         assert got == pd.least_covered(rects, xs, ys, margin=margin)
+
+
+def test_a_scatters_kept_rectangle_is_pyqtgraphs_through_moves_zooms_and_resizes(qtbot):
+    """_Scatter keeps its rectangle and its pixel's size (until the view's transform
+    changes): after every kind of change it answers what pyqtgraph works out afresh."""
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    w.resize(300, 200)
+    item = _Scatter(antialias=True)
+    w.addItem(item)
+    w.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
+    w.show()
+    qtbot.waitExposed(w)
+    pen, brush = pg.mkPen("#222222", width=1.5), pg.mkBrush("#1f77b4")
+
+    def check():
+        w.grab()
+        want = pg.ScatterPlotItem.boundingRect(item)  # (pyqtgraph's, worked out now)
+        got = item.boundingRect()
+        assert got.getRect() == pytest.approx(want.getRect(), rel=1e-12, abs=1e-12)
+
+    item.set_spots([1.0, 2.0], [1.0, 3.0], ["a", "b"], ["o", "o"], pen, brush, 13)
+    check()
+    item.set_spots([0.5, 2.5], [0.2, 3.5], ["a", "b"], ["o", "o"], pen, brush, 13)  # moved
+    check()
+    w.setRange(xRange=(0, 30), yRange=(0, 4), padding=0)  # zoomed out along x
+    check()
+    w.resize(600, 300)  # a pixel is smaller in data units
+    check()
+    item.set_spots([0.5, 2.5], [0.2, 3.5], ["a", "b"], ["o", "o"], pen, brush, 25)  # bigger
+    check()
