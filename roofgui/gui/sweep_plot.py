@@ -44,6 +44,8 @@ class SweepPlot(_LogPlot):
         #: and paint, not one per line: ~40 us of Qt's and pyqtgraph's work per item)
         self.crit_item: pg.ScatterPlotItem | None = None
         self._crit_views: dict[tuple, _Spot] = {}  # a view per line key, kept while shown
+        self._views_sig: tuple | None = None  # what the views were last set from
+        self._mark_pens: tuple = (None, [])  # ((style, the markers' colours), their pens)
         self.crit_guides: dict[tuple[int, str, str], Guide] = {}
         #: draws the critical guides (each a segment: a line item apiece cost ~30 us of
         #: setData for each guide an edit moves)
@@ -176,13 +178,22 @@ class SweepPlot(_LogPlot):
             item = self.crit_item = self._new_scatter(10)
         if self._changed(("data", "critmarks"), (id(s), tuple(marks))):
             n = len(marks)
+            # the rings' pens: the same list while the style and the markers' colours are
+            # (an edit moves markers, it does not recolour them: 32 look-ups, ~60 us)
+            look = (id(s), tuple(m[4] for m in marks))
+            if self._mark_pens[0] != look:
+                self._mark_pens = (look, [_spot_pen(s.colour(m[4]), s.marker_outline * 1.5)
+                                          for m in marks])
             item.set_spots([m[1] for m in marks], [m[2] for m in marks], [m[3] for m in marks],
-                           ["o"] * n,
-                           pen=[_spot_pen(s.colour(m[4]), s.marker_outline * 1.5)
-                                for m in marks],
+                           ["o"] * n, pen=self._mark_pens[1],
                            brush=_spot_brush(_face_colour(s)), size=s.ridge_size * 1.3)
             item.setVisible(bool(n))
-        # the views by line key: the same object for as long as the line is shown
+        # the views by line key: the same object for as long as the line is shown, and the
+        # same index while the same lines, in the same order, have a marker
+        sig = (id(item), tuple(ln.key for ln in g.lines), tuple(m[0] for m in marks))
+        if sig == self._views_sig:
+            return
+        self._views_sig = sig
         at = {m[0]: i for i, m in enumerate(marks)}
         views = {}
         for ln in g.lines:

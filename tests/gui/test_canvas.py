@@ -392,13 +392,18 @@ def test_an_edit_of_a_dimension_sets_no_members_and_no_pens(qtbot, pair, shipped
 
     monkeypatch.setattr(_Canvas, "set_members", members)
     monkeypatch.setattr(_Curve, "setPen", pen)
+    rings, views = cached._mark_pens[1], dict(cached.crit_markers)
     for value in (5000.0, 7000.0):
         sc.ops[0].dims.update(D=value)
         show((cached,), sc, shipped)
     assert calls == {"members": 0, "pens": 0}
+    # the markers moved (one scatter), with the same rings' pens and the same views
+    assert cached._mark_pens[1] is rings and cached.crit_markers == views
+    assert all(cached.crit_markers[k] is v for k, v in views.items())
     sc.chips.append("b200")
     curves = show((cached,), sc, shipped)
     assert calls["members"] == 1 and calls["pens"] > 0
+    assert cached._mark_pens[1] is not rings and len(cached._mark_pens[1]) > len(rings)
     ref = fresh_plain(qtbot, cached, sc, curves)
     calls.update(members=0, pens=0)
     cached.set_style(SCREEN_DARK)
