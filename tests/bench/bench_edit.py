@@ -59,6 +59,10 @@ def mirror_spec(plot) -> list[dict]:
     per curve), not the few the app draws after simplifying them: the baseline is
     a plain pyqtgraph window showing the same curves, as it was before the app
     simplified them, so that what the app saves by drawing less counts for it.
+
+    The sweep's critical guides, drawn by one item (its ``guide_layer``), are mirrored
+    as the two-point lines they were as items of their own (the baseline draws them
+    from a critical marker down past the view, as the app's line items did).
     """
     import pyqtgraph as pg
     from PySide6 import QtGui
@@ -99,6 +103,12 @@ def mirror_spec(plot) -> list[dict]:
                          "brush": [c.red(), c.green(), c.blue(), c.alpha()] if c is not None else None,
                          "symbol": symbol if isinstance(symbol, str) else "o", "size": size,
                          "antialias": bool(o.get("antialias", True))})
+    layer = getattr(plot, "guide_layer", None)
+    for guide in layer.guides if layer is not None else ():
+        if guide.isVisible():
+            x, y = guide.getData()
+            spec.append({"kind": "line", "n": 2, "x": x, "y": y, "pen": _pen_dict(guide.pen),
+                         "antialias": True})
     return spec
 
 
