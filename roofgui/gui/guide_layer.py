@@ -12,20 +12,21 @@ coordinates): an edit sets eight guides' numbers and the layer repaints.
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
+
+from .plot_items import _LayerMark, _ViewLayer
 
 __all__ = ["GuideLayer", "Guide"]
 
 _AA = QtGui.QPainter.RenderHint.Antialiasing
 
 
-class Guide:
+class Guide(_LayerMark):
     """One guide of a :class:`GuideLayer`: the segment from ``(x, y0)`` down to ``(x, y1)``
-    (``y1 <= y0``) in the view's coordinates, drawn with ``pen`` while shown.  ``getData`` answers as a line
-    item's does."""
-
-    __slots__ = ("_layer", "x", "y0", "y1", "pen", "_visible")
+    (``y1 <= y0``) in the view's coordinates, drawn with ``pen`` while shown.  ``getData``
+    answers as a line item's does."""
 
     def __init__(self, layer: "GuideLayer") -> None:
         self._layer = layer
@@ -46,45 +47,19 @@ class Guide:
         if self._visible:
             self._layer.update()
 
-    def setVisible(self, visible: bool) -> None:  # noqa: N802
-        visible = bool(visible)
-        if visible != self._visible:
-            self._visible = visible
-            self._layer.update()
-
-    def isVisible(self) -> bool:  # noqa: N802
-        return self._visible and self._layer.isVisible()
-
-    def show(self) -> None:
-        self.setVisible(True)
-
-    def hide(self) -> None:
-        self.setVisible(False)
-
     def getData(self):  # noqa: N802 (a line item's name)
-        import numpy as np
         return np.array([self.x, self.x]), np.array([self.y0, self.y1])
 
 
-class GuideLayer(pg.GraphicsObject):
+class GuideLayer(_ViewLayer):
     """Draws its guides in the order :meth:`set_order` gives (else as made), antialiased,
-    each with its pen, in the view box's coordinates.  It covers the view box's rectangle
-    (the view box clips what it holds to it), is never under the mouse and counts in no
-    auto-range."""
+    each with its pen, in the view box's coordinates (a :class:`_ViewLayer`: the view's
+    rectangle, never under the mouse, in no auto-range)."""
 
     def __init__(self, vb: pg.ViewBox, z: float) -> None:
-        super().__init__()
-        self._vb = vb
         self.guides: list[Guide] = []
         self._order: list[Guide] | None = None
-        self._rect = QtCore.QRectF()
-        self.setZValue(z)
-        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
-        vb.addItem(self, ignoreBounds=True)
-        vb.sigRangeChanged.connect(self._view_changed)
-        vb.sigResized.connect(self._view_changed)
-        self._view_changed()
+        super().__init__(vb, z)
 
     def new_guide(self) -> Guide:
         g = Guide(self)
@@ -97,18 +72,6 @@ class GuideLayer(pg.GraphicsObject):
                 a is not b for a, b in zip(guides, self._order)):
             self._order = list(guides)
             self.update()
-
-    def _view_changed(self, *_args) -> None:
-        r = QtCore.QRectF(self._vb.viewRect())
-        if r != self._rect:
-            self.prepareGeometryChange()
-            self._rect = r
-
-    def boundingRect(self):  # noqa: N802 (Qt's name)
-        return QtCore.QRectF(self._rect)
-
-    def shape(self):  # never under the mouse
-        return QtGui.QPainterPath()
 
     def paint(self, p, opt, widget):
         """Each shown guide from its top (``y0``, where its dots start) down to a few

@@ -28,6 +28,7 @@ from pyqtgraph.Point import Point
 from PySide6 import QtCore, QtGui
 
 from .label import LabelText
+from .plot_items import _LayerMark, _ViewLayer
 
 __all__ = ["LabelLayer", "LayerLabel"]
 
@@ -36,7 +37,7 @@ _NO_PEN = QtCore.Qt.PenStyle.NoPen
 _NO_BRUSH = QtCore.Qt.BrushStyle.NoBrush
 
 
-class LayerLabel:
+class LayerLabel(_LayerMark):
     """One label of a :class:`LabelLayer`: plain text at a point of the view (data
     coordinates), placed by its anchor (``(0.5, 1.0)``: centred above the point), with a
     halo (``fill``) and a frame (``border``) as pyqtgraph's ``TextItem`` has.
@@ -150,22 +151,6 @@ class LayerLabel:
         p = self._layer.mapToScene(QtCore.QPointF(self._x, self._y))
         return self._rect.translated(p)
 
-    # -- visibility ---------------------------------------------------------------------
-    def setVisible(self, visible: bool) -> None:  # noqa: N802
-        visible = bool(visible)
-        if visible != self._visible:
-            self._visible = visible
-            self._layer.update()
-
-    def isVisible(self) -> bool:  # noqa: N802
-        return self._visible and self._layer.isVisible()
-
-    def show(self) -> None:
-        self.setVisible(True)
-
-    def hide(self) -> None:
-        self.setVisible(False)
-
     # -- drawing ------------------------------------------------------------------------
     def draw(self, p: QtGui.QPainter, aa: bool | None = None) -> None:
         """Halo, frame and text, the painter at the label's point (pixels, upright): what
@@ -183,44 +168,21 @@ class LayerLabel:
         self.textItem.draw(p)
 
 
-class LabelLayer(pg.GraphicsObject):
+class LabelLayer(_ViewLayer):
     """Draws its :class:`LayerLabel` objects, in the order they were made (as items of one
-    z value are stacked), each upright and unscaled at its point of the view.
-
-    It covers the view box's rectangle (the view box clips what it holds to it), is never
-    under the mouse, and counts in no auto-range.
+    z value are stacked), each upright and unscaled at its point of the view (a
+    :class:`_ViewLayer`: the view's rectangle, never under the mouse, in no auto-range).
     """
 
     def __init__(self, vb: pg.ViewBox, z: float) -> None:
-        super().__init__()
-        self._vb = vb
         self.labels: list[LayerLabel] = []
-        self._rect = QtCore.QRectF()
-        self.setZValue(z)
-        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
-        vb.addItem(self, ignoreBounds=True)
-        vb.sigRangeChanged.connect(self._view_changed)
-        vb.sigResized.connect(self._view_changed)
-        self._view_changed()
+        super().__init__(vb, z)
 
     def new_label(self, anchor=(0.5, 1.0)) -> LayerLabel:
         lab = LayerLabel(self, anchor)
         self.labels.append(lab)
         self.update()
         return lab
-
-    def _view_changed(self, *_args) -> None:
-        r = QtCore.QRectF(self._vb.viewRect())
-        if r != self._rect:
-            self.prepareGeometryChange()
-            self._rect = r
-
-    def boundingRect(self):  # noqa: N802 (Qt's name)
-        return QtCore.QRectF(self._rect)
-
-    def shape(self):  # never under the mouse
-        return QtGui.QPainterPath()
 
     def paint(self, p, opt, widget):
         tr = p.transform()

@@ -638,7 +638,65 @@ class _Curve(pg.PlotCurveItem):
     _pixel_segments = None
 
 
-class _Canvas(pg.GraphicsObject):
+class _ViewLayer(pg.GraphicsObject):
+    """An item of a view box that draws many marks itself: it covers the view's rectangle
+    (the view box clips what it holds to it, and a change then repaints the view box
+    alone, not the axes around it), is never under the mouse (the marks it draws answer
+    hit tests, where they do, through their plots) and counts in no auto-range."""
+
+    def __init__(self, vb: pg.ViewBox, z: float) -> None:
+        super().__init__()
+        self._vb = vb
+        self._rect = QtCore.QRectF()
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+        vb.addItem(self, ignoreBounds=True)
+        vb.sigRangeChanged.connect(self._view_changed)
+        vb.sigResized.connect(self._view_changed)
+        self._view_changed()
+
+    def _view_changed(self, *_args) -> None:
+        r = QtCore.QRectF(self._vb.viewRect())
+        if r != self._rect:
+            self.prepareGeometryChange()
+            self._rect_changing()
+            self._rect = r
+
+    def _rect_changing(self) -> None:
+        """The rectangle is about to change (subclasses: what else must say so first)."""
+
+    def boundingRect(self):  # noqa: N802 (Qt's name)
+        return QtCore.QRectF(self._rect)
+
+    def shape(self):  # never under the mouse
+        return QtGui.QPainterPath()
+
+
+class _LayerMark:
+    """A mark drawn by a :class:`_ViewLayer` (``_layer``): shown or hidden as an item is,
+    its layer repainting when that changes."""
+
+    _layer: _ViewLayer
+    _visible = True
+
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 (Qt's name)
+        visible = bool(visible)
+        if visible != self._visible:
+            self._visible = visible
+            self._layer.update()
+
+    def isVisible(self) -> bool:  # noqa: N802
+        return self._visible and self._layer.isVisible()
+
+    def show(self) -> None:
+        self.setVisible(True)
+
+    def hide(self) -> None:
+        self.setVisible(False)
+
+
+class _Canvas(_ViewLayer):
     """Draws a screen plot's lines of one z value, those an edit leaves alone from a cache.
 
     The lines (``_Curve`` members) stay the plot's items — data, pens, bounds, hit tests,
@@ -655,22 +713,13 @@ class _Canvas(pg.GraphicsObject):
     """
 
     def __init__(self, vb: pg.ViewBox, z: float) -> None:
-        super().__init__()
-        self._vb = vb
         self.members: list[tuple[object, _Curve]] = []  # (group, line), in drawing order
         self.hot: object = None  # the group drawn directly
         self._changed: set = set()  # groups changed since the last paint
         self._images: dict[str, tuple[tuple, QtGui.QImage]] = {}  # "below"/"above"
         #: images drawn so far (for tests: a repaint of unchanged lines draws none)
         self.renders = 0
-        self._rect = QtCore.QRectF()
-        self.setZValue(z)
-        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
-        vb.addItem(self, ignoreBounds=True)
-        vb.sigRangeChanged.connect(self._view_changed)
-        vb.sigResized.connect(self._view_changed)
-        self._view_changed()
+        super().__init__(vb, z)
 
     def set_members(self, members: list[tuple[object, "_Curve"]]) -> None:
         """The lines to draw, in drawing order, each with its group (lines of one group
@@ -692,22 +741,13 @@ class _Canvas(pg.GraphicsObject):
         self._changed.add(item._group)
         self.update()
 
-    def _view_changed(self, *_args) -> None:
-        # the view's rectangle: the view box clips its items to it, and a change of lines
-        # then repaints the view box alone, not the axes around it
-        r = QtCore.QRectF(self._vb.viewRect())
-        if r != self._rect:
-            self.prepareGeometryChange()
-            for _g, item in self.members:  # (their rectangle is this one: see _Curve)
-                if item._canvas is self:
-                    item.prepareGeometryChange()
-            self._rect = r
+    def _rect_changing(self) -> None:
+        for _g, item in self.members:  # (their rectangle is this one: see _Curve)
+            if item._canvas is self:
+                item.prepareGeometryChange()
 
     def boundingRect(self):  # noqa: N802 (Qt's name)
-        return self._rect
-
-    def shape(self):  # never under the mouse: the lines themselves are
-        return QtGui.QPainterPath()
+        return self._rect  # (the lines answer it too: no copy per call)
 
     def _split(self) -> tuple[list, list, list]:
         """(below, live, above): the members before the hot group, from its first line to

@@ -88,3 +88,22 @@ def three_ops(**kwargs):
              OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
              OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
                     shard=ShardSpec("D", 2, "scale-up"))], **kwargs)
+
+
+def label_changes() -> list:
+    """Every change a plot makes to a label, as steps ``step(label)``: new text (longer,
+    shorter), a bold font, a colour, anchors, a move (a label item or a layer's label)."""
+    from PySide6 import QtGui
+
+    bold = QtGui.QFont()
+    bold.setPointSizeF(11.5)
+    bold.setBold(True)
+    return [
+        lambda lab: lab.setText("B* = 8,755 (two chips)"),  # longer
+        lambda lab: lab.setText("B* = 1"),                  # shorter
+        lambda lab: lab.setFont(bold),
+        lambda lab: lab.setColor("#1f77b4"),
+        lambda lab: lab.setAnchor((1.0, 0.0)),
+        lambda lab: lab.setAnchor((0.5, 3.05)),
+        lambda lab: lab.setPos(0.1, 0.9),
+    ]

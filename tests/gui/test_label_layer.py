@@ -7,12 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6 import QtGui
 
 from roofgui.gui.label import _Label
 from roofgui.gui.label_layer import LabelLayer, LayerLabel
 
-from gui_helpers import pixels
+from gui_helpers import label_changes, pixels
 
 
 def pair(qtbot, text, anchor=(0.5, 1.0), border=None, fill=None, antialias=False,
@@ -76,17 +75,7 @@ def test_a_layer_label_looks_exactly_like_a_label_item(qtbot, text, anchor, bord
 
 def test_a_layer_label_follows_every_change_a_plot_makes_as_a_label_item_does(qtbot):
     a, b = pair(qtbot, "B* = 136", fill="#ffffffcc", others=3)
-    bold = QtGui.QFont()
-    bold.setPointSizeF(11.5)
-    bold.setBold(True)
-    steps = [
-        lambda lab: lab.setText("B* = 8,755 (two chips)"),  # longer
-        lambda lab: lab.setText("B* = 1"),                  # shorter
-        lambda lab: lab.setFont(bold),
-        lambda lab: lab.setColor("#1f77b4"),
-        lambda lab: lab.setAnchor((1.0, 0.0)),
-        lambda lab: lab.setAnchor((0.5, 3.05)),
-        lambda lab: lab.setPos(0.1, 0.9),
+    steps = label_changes() + [
         lambda lab: setattr(lab, "fill", pg.mkBrush("#ffd70099")),
         lambda lab: setattr(lab, "border", pg.mkPen("#d62728")),
         lambda lab: lab.setText("two\nlines"),
