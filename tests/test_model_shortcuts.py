@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from test_sweep_reuse import busy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,8 +21,8 @@ from roofgui.model.dtypes import get_dtype
 from roofgui.model.ops import OP_KINDS, Shard, Work, op_work
 from roofgui.model.roofline import (ChipFigures, Result, Settings, chip_figures,
                                     critical_values_many)
-from roofgui.model.scenario import (_CURVE_FIELDS, _RESULT_FIELDS, OpSpec, Scenario, ShardSpec,
-                                    SweepCurve, SweepSpec, _frozen, sweep_scenario)
+from roofgui.model.scenario import (_CURVE_FIELDS, _RESULT_FIELDS, OpSpec,
+                                    SweepCurve, _frozen, sweep_scenario)
 
 
 @pytest.fixture(scope="module")
@@ -202,13 +203,10 @@ def test_frozen_builds_what_init_builds(cat):
 # -- the sweep geometry's batched curves and reused lines ----------------------------
 
 def _scenario(points=300):
-    return Scenario(
-        chips=["tpu-v5e", "h100-sxm", "mi300x", "b200"],
-        ops=[OpSpec("bf16", "matmul", {"B": 256, "D": 8192, "F": 8192}),
-             OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
-             OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
-                    shard=ShardSpec("D", 2, "scale-up"))],
-        sweep=SweepSpec("B", 1, 65536, points))
+    """test_sweep_reuse's busy scenario, with a fourth chip."""
+    sc = busy(points)
+    sc.chips.append("b200")
+    return sc
 
 
 def _line_fields(ln):

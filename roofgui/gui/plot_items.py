@@ -178,43 +178,25 @@ class _Scatter(pg.ScatterPlotItem):
     paint, however small the region repainted)."""
 
     _br = None
-    #: the lengths of a pixel along x and y in the item (pyqtgraph's ``pixelVectors``, two
-    #: transforms mapped and inverted, ~40 us), kept until the view's transform changes:
-    #: moved spots (an edit's) need a new rectangle, not a new pixel size
+    #: pyqtgraph's ``pixelVectors()`` (a view pixel's vectors in the item: the device
+    #: transform mapped and inverted in Python, ~40 us), kept until the view's transform
+    #: changes: moved spots (an edit's) need a new rectangle, not a new pixel size
     _px = None
 
     def boundingRect(self):  # noqa: N802
         if self._br is None:
-            self._br = self._bounding_rect()
+            self._br = super().boundingRect()
         return QtCore.QRectF(self._br)
 
-    def _bounding_rect(self) -> QtCore.QRectF:
-        """pyqtgraph's ``boundingRect``, with the pixel's size kept (see ``_px``)."""
-        (xmn, xmx) = self.dataBounds(ax=0)
-        (ymn, ymx) = self.dataBounds(ax=1)
-        if xmn is None or xmx is None:
-            xmn = xmx = 0
-        if ymn is None or ymx is None:
-            ymn = ymx = 0
-        px = py = 0.0
-        pad = self.pixelPadding()
-        if pad > 0:
-            if self._px is None:
-                vx, vy = self.pixelVectors()
-                try:
-                    lx = 0 if vx is None else vx.length()
-                except OverflowError:
-                    lx = 0
-                try:
-                    ly = 0 if vy is None else vy.length()
-                except OverflowError:
-                    ly = 0
-                if vx is None or vy is None:  # (no view yet: not kept)
-                    return QtCore.QRectF(xmn - lx * pad, ymn - ly * pad,
-                                         2 * lx * pad + xmx - xmn, 2 * ly * pad + ymx - ymn)
-                self._px = (lx, ly)
-            px, py = self._px[0] * pad, self._px[1] * pad
-        return QtCore.QRectF(xmn - px, ymn - py, (2 * px) + xmx - xmn, (2 * py) + ymx - ymn)
+    def pixelVectors(self, direction=None):  # noqa: N802 (pyqtgraph's name)
+        if direction is not None:
+            return super().pixelVectors(direction)
+        if self._px is None:
+            vx, vy = super().pixelVectors()
+            if vx is None or vy is None:  # (no view yet: not kept)
+                return vx, vy
+            self._px = (vx, vy)
+        return pg.Point(self._px[0]), pg.Point(self._px[1])  # (copies, as pyqtgraph's)
 
     def viewTransformChanged(self):  # noqa: N802
         self._br = None
@@ -558,7 +540,7 @@ class _Curve(pg.PlotCurveItem):
         elif seg[4] is not None and self._try_segments(p, seg[4]):
             return
         elif self._finite and self.xData.size == 2 and o["connect"] == "all":
-            # one segment (a critical value's guide, a ridge's): the same stroke as its
+            # one segment (an op's connector to its link twin, say): the same stroke as its
             # path's, without building the path (~20 us of Python a line)
             p.setPen(pen)
             x, y = self.xData, self.yData

@@ -61,8 +61,8 @@ class SweepPlot(_LogPlot):
         self._op_samples: dict[tuple, tuple] = {}
         #: per line key, what its items were last set from (see update_from)
         self._shown: dict[tuple, tuple] = {}
-        #: on screen, the curves and the critical guides are drawn by a canvas each
-        #: (:meth:`use_screen_caches`); None: every line paints itself (exports)
+        #: on screen, the curves are drawn by a canvas (:meth:`use_screen_caches`); None:
+        #: every line paints itself (exports)
         self.canvases: dict[str, _Canvas] | None = None
         #: counts the changes of which item draws which line (an item made or dropped):
         #: with the lines' keys, what the canvases' members and the items' looks follow
