@@ -21,7 +21,7 @@ from ..model.errors import ModelError
 from ..model.scenario import Scenario
 from ..model.units import WHAT_IF_MAX, WHAT_IF_MIN, format_number, format_si
 from .document import ScenarioDocument
-from .widgets import Binding, QuantityEdit, bind, make_label, signals_blocked
+from .widgets import Binding, QuantityEdit, ShownParts, bind, make_label, signals_blocked
 
 COL_NAME, COL_PEAK, COL_HBM, COL_RIDGE = range(4)
 _COLOUR_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -56,6 +56,12 @@ def _swatch(colour: str | None) -> QIcon:
     pm = QPixmap(12, 12)
     pm.fill(QColor(colour) if colour else Qt.GlobalColor.transparent)
     return QIcon(pm)
+
+
+def _chip_parts(sc: Scenario) -> tuple:
+    """What the panel shows of a scenario: the checked chips, the what-ifs, derating."""
+    wi = sc.what_if
+    return tuple(sc.chips), wi.peak, wi.hbm, wi.link, sc.derate
 
 
 class ChipsPanel(QWidget):
@@ -188,7 +194,8 @@ class ChipsPanel(QWidget):
                  apply=apply),
         ]
         self.reload()
-        doc.changed.connect(self.sync)
+        self._shown = ShownParts(_chip_parts)
+        doc.changed.connect(self._on_changed)
         doc.replaced.connect(self._on_replaced)
         # a document opened before the list is shown is scrolled to once the list has its size
         self._scroll_pending = False
@@ -247,6 +254,11 @@ class ChipsPanel(QWidget):
         for b in self.bindings:
             b.show(sc, force)
         self._update_buttons()
+
+    def _on_changed(self, origin: object) -> None:
+        """An edit: re-sync only if it changed what the panel shows (or undo, redo, loading)."""
+        if self._shown.changed(self.doc.scenario, origin):
+            self.sync(origin)
 
     def _on_replaced(self) -> None:
         """A new document: select its first chip and scroll the list to its checked chips."""

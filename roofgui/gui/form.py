@@ -31,7 +31,8 @@ from .document import ScenarioDocument
 from .op_editor import DTYPE_HELP, LINK_LABELS, PARAM_PROVIDERS, ParamSpec  # noqa: F401
 from .op_editor import OpEditor, change_kind, kind_items  # noqa: F401
 from .op_list import OpListPanel, unique_name  # noqa: F401
-from .widgets import Binding, QuantityEdit, bind, make_combo, make_label, set_combo_items
+from .widgets import (Binding, QuantityEdit, ShownParts, bind, make_combo, make_label,
+                      set_combo_items)
 
 
 # -- scenario-level fields ---------------------------------------------------------------
@@ -57,8 +58,14 @@ class TitleEdit(QWidget):
                             apply=lambda b, v: doc.edit("Set title", lambda s: b.write(s, v),
                                                         key="title", origin=self))
         self.edit.editingFinished.connect(doc.seal)
-        doc.changed.connect(lambda o: self.binding.show(doc.scenario))
+        self._shown = ShownParts(lambda s: s.title)
+        doc.changed.connect(self._on_changed)
         self.binding.show(doc.scenario)
+
+    def _on_changed(self, origin: object) -> None:
+        """An edit: show the title again only if it changed (or undo, redo, loading)."""
+        if self._shown.changed(self.doc.scenario, origin):
+            self.binding.show(self.doc.scenario)
 
 
 class ScenarioForm(QWidget):
@@ -90,6 +97,13 @@ def _sweep_minimum(sc: Scenario) -> float:
             if d.name == sc.sweep.dim:
                 return 1.0 if d.integer else MIN_VALUE
     return MIN_VALUE
+
+
+def sweep_parts(sc: Scenario) -> tuple:
+    """What the sweep controls show of a scenario: the sweep, and the ops' kinds (their
+    dimensions are the choices, and set the least value of the swept one)."""
+    sw = sc.sweep
+    return sw.dim, sw.start, sw.stop, sw.y, tuple([op.kind for op in sc.ops])
 
 
 class SweepControls(QWidget):
@@ -166,8 +180,14 @@ class SweepControls(QWidget):
                  apply=apply),
             bind(self.y_combo, lambda s: s.sweep.y, w_y, key="y", text="y axis", apply=apply),
         ]
-        doc.changed.connect(self.sync)
+        self._shown = ShownParts(sweep_parts)
+        doc.changed.connect(self._on_changed)
         self.sync(None)
+
+    def _on_changed(self, origin: object) -> None:
+        """An edit: re-sync only if it changed what the controls show (or undo, redo, loading)."""
+        if self._shown.changed(self.doc.scenario, origin):
+            self.sync(origin)
 
     def _show_messages(self) -> None:
         msgs = [e.error() for e in (self.start_edit, self.stop_edit) if e.error()]

@@ -26,7 +26,7 @@ from ..model import llm
 from ..model import plotdata as pd
 from .plots import _face, _font, _halo, _LogPlot, _pen, _qcolor, _text_px
 from .style import PlotStyle
-from .widgets import set_combo_items
+from .widgets import ShownParts, set_combo_items
 
 __all__ = ["LlmSweepPlot", "SWEEP_CHOICES", "is_llm_view"]
 
@@ -67,7 +67,7 @@ def install_sweep_choices(controls) -> None:
                 s.sweep.start, s.sweep.stop = llm.SWEEP_DEFAULT_RANGE
         binding.write = write_y
 
-    def sync(*_args) -> None:
+    def sync() -> None:
         sc = controls.doc.scenario
         has_llm = llm.sweep_op_index(sc) is not None
         model = combo.model()
@@ -78,7 +78,14 @@ def install_sweep_choices(controls) -> None:
                     item.setEnabled(has_llm or combo.currentIndex() == i)
                     item.setToolTip("" if has_llm else "Add an LLM step to see this view")
 
-    controls.doc.changed.connect(sync)
+    # (what it shows depends on the plot chosen and the ops' kinds: another edit skips it)
+    shown = ShownParts(lambda sc: (sc.sweep.y, tuple([op.kind for op in sc.ops])))
+
+    def on_changed(origin: object) -> None:
+        if shown.changed(controls.doc.scenario, origin):
+            sync()
+
+    controls.doc.changed.connect(on_changed)
     controls.sync(None)  # show the scenario's choice, now that the combo offers it
     sync()
 

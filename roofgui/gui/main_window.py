@@ -32,6 +32,7 @@ from .chips_panel import ChipsPanel
 from .document import DocumentController, ScenarioDocument
 from .form import ScenarioForm, SweepControls
 from .results import ResultsPanel
+from .widgets import ShownParts
 
 APP_TITLE = "Roofline Explorer"
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
@@ -387,6 +388,7 @@ class MainWindow(QMainWindow):
 
         # live evaluation
         self.live = LiveEvaluator(self)
+        self._heading_shown = ShownParts(lambda sc: sc.title)
         self.doc.changed.connect(self.live.schedule)
         self.doc.changed.connect(self._update_heading)
         self.doc.fileChanged.connect(self._update_title)
@@ -602,14 +604,16 @@ class MainWindow(QMainWindow):
                 p.fit(layout=False)
 
     def _update_title(self) -> None:
-        # (called on every edit: Qt is told only of a change)
+        # (Qt is told only of a change)
         title, modified = f"{self.doc.display_name()}[*] — {APP_TITLE}", self.doc.is_modified()
         if title != self.windowTitle():
             self.setWindowTitle(title)
         if modified != self.isWindowModified():
             self.setWindowModified(modified)
 
-    def _update_heading(self, *_args) -> None:
+    def _update_heading(self, origin: object = None) -> None:
+        if not self._heading_shown.changed(self.doc.scenario, origin):
+            return  # (an edit that left the title as it was)
         t = self.doc.scenario.title
         self.heading.setText(t)
         self.heading.setVisible(bool(t))

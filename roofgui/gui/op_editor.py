@@ -24,7 +24,7 @@ from ..model.errors import ModelError
 from ..model.ops import DTYPE_ROLES, OP_KINDS, OpKind, op_work
 from ..model.scenario import OpSpec, Scenario, ShardSpec
 from ..model.units import MAX_VALUE, MIN_VALUE
-from .document import ScenarioDocument
+from .document import ScenarioDocument, copy_op
 from .widgets import (Binding, QuantityEdit, bind, field_with_message, make_combo, make_label,
                       set_combo_items)
 
@@ -263,6 +263,10 @@ class _KindPage(QWidget):
             return str(e)
         return None
 
+    def set_op(self, op: OpSpec) -> None:
+        """The op whose fields these are (a parameter's check tries values on it)."""
+        self._op = op
+
     def show(self, op: OpSpec, force: bool) -> None:
         self._op = op
         for b in self.bindings:
@@ -282,6 +286,8 @@ class OpEditor(QWidget):
         self.doc = doc
         self.catalog = catalog
         self._shown_key: tuple | None = None
+        #: a copy of the op as last shown (None: show everything at the next sync)
+        self._shown_op: OpSpec | None = None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(6)
@@ -435,6 +441,42 @@ class OpEditor(QWidget):
         return page.edits[name]
 
     def sync(self, origin: object = None) -> None:
+        """Show the selected op.  After an edit of the op shown (the same op, kind and number of
+        ops; not undo, redo or loading) only the fields whose part of it changed are re-read:
+        the type's page (dimensions, parameters), the data types, the sharding."""
+        sc = self.doc.scenario
+        shown = self._shown_op
+        op = sc.ops[max(0, min(sc.selected, len(sc.ops) - 1))] if sc.ops else None
+        if (op is None or shown is None or origin is None
+                or (sc.selected, op.kind, len(sc.ops)) != self._shown_key):
+            self._shown_op = None
+            self._sync_all(origin)
+            if self._shown_key is not None and op is not None and op.kind in OP_KINDS:
+                self._shown_op = copy_op(op)
+            return
+        force = origin is not self
+        if op.dims != shown.dims or op.params != shown.params:
+            self.page(op.kind).show(op, force)
+        else:
+            self.page(op.kind).set_op(op)
+        if op.dtypes != shown.dtypes:
+            for role in OP_KINDS[op.kind].dtype_roles:
+                row = self._dtype_rows.get(role)
+                if row is not None:
+                    row[2].show(op, force)
+        if op.shard != shown.shard:
+            self._sync_shard(op, force)
+        self._shown_op = copy_op(op)
+
+    def _sync_shard(self, op: OpSpec, force: bool) -> None:
+        for b in self.common[1:]:  # (after the type)
+            b.show(op, force)
+        sharded = op.shard is not None
+        self.chips_edit.setEnabled(sharded)
+        self.link_combo.setEnabled(sharded)
+
+    def _sync_all(self, origin: object) -> None:
+        """Show the selected op, every field of it."""
         sc = self.doc.scenario
         has = bool(sc.ops)
         for w in (self.pages, self.dtype_box, self.shard_box, self.kind_combo, self.description):
@@ -475,19 +517,15 @@ class OpEditor(QWidget):
         set_combo_items(self.axis_combo, axes)
         self.shard_box.setEnabled(bool(kind.shard_axes))
         self.shard_box.setToolTip("" if kind.shard_axes else f"{kind.label} is not sharded.")
-        for b in self.common:
-            b.show(op, force)
-        sharded = op.shard is not None
-        self.chips_edit.setEnabled(sharded)
-        self.link_combo.setEnabled(sharded)
+        self.common[0].show(op, force)  # (the type)
+        self._sync_shard(op, force)
 
     def _sync_dtypes(self, op: OpSpec, kind: OpKind, force: bool) -> None:
-        items = [(f"{d.name} · {d.bytes:g} B", d.name) for d in DTYPES.values()]
-        compute_items = [(d.name, d.name) for d in DTYPES.values()]
         for role, label in DTYPE_ROLES.items():
             if role not in self._dtype_rows:
-                combo = make_combo(label, DTYPE_HELP.get(role, f"Data type: {label}"),
-                                   compute_items if role == "compute" else items)
+                items = ([(d.name, d.name) for d in DTYPES.values()] if role == "compute" else
+                         [(f"{d.name} · {d.bytes:g} B", d.name) for d in DTYPES.values()])
+                combo = make_combo(label, DTYPE_HELP.get(role, f"Data type: {label}"), items)
                 combo.setObjectName(f"dtype_{role}")
                 lab = make_label(label, combo, combo.toolTip())
                 n = len(self._dtype_rows)

@@ -21,7 +21,7 @@ from ..model.ops import OP_KINDS
 from ..model.scenario import OpSpec, Scenario
 from .document import ScenarioDocument
 from .op_editor import kind_items
-from .widgets import signals_blocked
+from .widgets import ShownParts, signals_blocked
 
 
 def unique_name(base: str, taken: set[str]) -> str:
@@ -113,7 +113,9 @@ class OpListPanel(QWidget):
 
         self.list.currentRowChanged.connect(self._on_row_changed)
         self.list.itemChanged.connect(self._on_item_changed)
-        doc.changed.connect(self.sync)
+        # (what it shows of the scenario: the ops' names and which is selected)
+        self._shown = ShownParts(lambda s: (tuple([op.name for op in s.ops]), s.selected))
+        doc.changed.connect(self._on_changed)
         self.sync(None)
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -140,6 +142,11 @@ class OpListPanel(QWidget):
                     item.setToolTip(tip)
 
     # -- sync from the scenario ---------------------------------------------------
+    def _on_changed(self, origin: object) -> None:
+        """An edit: re-sync only if it changed what the list shows (or undo, redo, loading)."""
+        if self._shown.changed(self.doc.scenario, origin):
+            self.sync(origin)
+
     def sync(self, origin: object = None) -> None:
         sc = self.doc.scenario
         with signals_blocked(self.list):
@@ -250,4 +257,6 @@ class OpListPanel(QWidget):
         def change(s: Scenario) -> None:
             s.ops[row].name = name
 
-        self.doc.edit("Rename op", change, origin=self)
+        if not self.doc.edit("Rename op", change, origin=self) and item.text() != name:
+            with signals_blocked(self.list):  # (the same name, trimmed: no edit to re-sync the list)
+                item.setText(name)

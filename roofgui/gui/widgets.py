@@ -239,6 +239,32 @@ def set_text(edit: QLineEdit, text: str) -> None:
                 edit.setCursorPosition(0)  # show the start of a long text
 
 
+_NOTHING_SHOWN = object()
+
+
+class ShownParts:
+    """The parts of the scenario a view showed when it last re-synced, so that an edit which
+    leaves them as they were skips the view's re-sync: a keystroke re-syncs only the views it
+    changes (an unfinished entry elsewhere then stays as typed).
+
+    ``parts(scenario)`` gives those parts as plain values compared by value (tuples of numbers
+    and strings: copies, never the scenario's own objects, which an edit replaces by copies),
+    and costs little next to the re-sync.  Undo, redo and loading (origin None) always re-sync.
+    """
+
+    def __init__(self, parts: Callable[[Any], Any]) -> None:
+        self.parts = parts
+        self._shown: Any = _NOTHING_SHOWN
+
+    def changed(self, scenario: Any, origin: object) -> bool:
+        """Whether the view must re-sync; if so, the parts are remembered as shown."""
+        parts = self.parts(scenario)
+        if origin is not None and parts == self._shown:
+            return False
+        self._shown = parts
+        return True
+
+
 class Binding:
     """One widget bound two ways to one place in the scenario.
 
