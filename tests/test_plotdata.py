@@ -554,6 +554,68 @@ def test_simplify_keeps_the_same_points_however_its_passes_run(monkeypatch, few,
             np.testing.assert_array_equal(got, m)
 
 
+def _within(x, y, m, tol):
+    """Whether every point is within tol of the chord of the kept points around it."""
+    kept = np.flatnonzero(m)
+    for a, b in zip(kept[:-1], kept[1:]):
+        dx, dy = x[b] - x[a], y[b] - y[a]
+        seg = slice(a, b + 1)
+        d = np.abs(dy * (x[seg] - x[a]) - dx * (y[seg] - y[a])) / math.hypot(dx, dy)
+        if d.max() > tol:
+            return False
+    return True
+
+
+def test_simplify_long_curves_from_knots_stay_within_tolerance_with_few_points():
+    # sweep-like curves of 2,000 points (log-log): a smooth bend into a flat roof (a
+    # straight run after a kink), a bend with no roof, a smooth sum, and a bare knee
+    x = np.linspace(0.0, 4.0, 2000)
+    ys = [np.minimum(12.0 + x - np.log10(1.0 + c * 10 ** x), roof)
+          for c, roof in [(1e-3, 14.2), (3e-2, 13.1), (0.3, 12.9), (1e-2, 20.0)]]
+    ys += [np.log10(1e-3 * 10 ** x + 1e-5), np.minimum(x + 12.0, 14.5)]
+    tol = pd.DRAW_TOLERANCE
+    masks = pd.simplify_polylines([x] * len(ys), ys)
+    for y, m in zip(ys, masks):
+        assert m[0] and m[-1] and _within(x, y, m, tol)
+        # (knots where the curvature asks: no more points than textbook Douglas–Peucker
+        # from the ends, give or take a fifth)
+        assert m.sum() <= 1.2 * len(_dp_reference(x, y, tol))
+    assert np.flatnonzero(masks[-1]).tolist() == _dp_reference(x, ys[-1], tol)
+
+
+@pytest.mark.parametrize("noise, tol", [(1e-4, 1e-3), (1e-5, 5e-5)])
+def test_simplify_long_noisy_curves_keep_few_points(noise, tol):
+    # noise well under the tolerance asks for few knots (the curvature is measured
+    # over spans where a smooth curve's sagitta outgrows the noise's)
+    x = np.linspace(0.0, 4.0, 3000)
+    y = 12.0 + x - np.log10(1.0 + 1e-2 * 10 ** x)
+    for seed in range(3):
+        yn = y + np.random.default_rng(seed).normal(0, noise, x.size)
+        (m,) = pd.simplify_polylines([x], [yn], tol)
+        assert m[0] and m[-1] and _within(x, yn, m, tol)
+        assert m.sum() <= 1.3 * len(_dp_reference(x, yn, tol))
+
+
+def test_simplify_long_polylines_with_odd_values_and_tolerances():
+    # long polylines (knots) with a NaN, an infinity, repeated points, one point
+    # repeated, and values whose squares overflow or underflow: no error, the ends
+    # kept, and each polyline the same alone as with the others
+    x = np.linspace(0.0, 4.0, 1500)
+    y = 12.0 + x - np.log10(1.0 + 1e-2 * 10 ** x)
+    nan, inf = y.copy(), y.copy()
+    nan[700] = np.nan
+    inf[300] = np.inf
+    xs = [x, x, np.repeat(x[::5], 5), np.zeros(1500), x * 1e200, x * 1e-200, x]
+    ys = [nan, inf, np.repeat(y[::5], 5), np.ones(1500), y * 1e200, y * 1e-200, y]
+    for tol in (pd.DRAW_TOLERANCE, 0.0, -1.0, math.nan, math.inf, 1e-310, 1e300):
+        masks = pd.simplify_polylines(xs, ys, tol)
+        for xx, yy, m in zip(xs, ys, masks):
+            assert m.dtype == bool and m.shape == xx.shape and m[0] and m[-1]
+            (alone,) = pd.simplify_polylines([xx], [yy], tol)
+            np.testing.assert_array_equal(alone, m)
+    assert _within(x, y, masks[-1], 1e300) and masks[-1].sum() == 2
+
+
 def test_sweep_geometry_draws_few_points_of_the_models_curve(cat):
     sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
                   ops=[OpSpec("mm", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})],

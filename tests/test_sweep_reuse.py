@@ -118,6 +118,33 @@ def test_a_polyline_simplifies_the_same_whatever_it_is_simplified_with():
             np.testing.assert_array_equal(got, want)
 
 
+def test_long_curves_with_straight_runs_simplify_the_same_whatever_they_are_simplified_with():
+    # curves that start from knots (long, with straight runs before and after their
+    # bends) among short ones, a knee, an empty one and a single point: the knots, the
+    # runs' knots and the splits of each are its own
+    x = np.linspace(0.0, 4.0, 2000)
+    xs, ys = [], []
+    for k, (c, roof) in enumerate([(1e-3, 14.2), (3e-2, 13.1), (0.3, 12.9), (1e-2, 20.0),
+                                   (5e-3, 13.7), (1e-1, 12.6)]):
+        n = [2000, 1500, 700, 2000, 300, 1200][k]
+        xs.append(x[:n])
+        ys.append(np.minimum(12.0 + x[:n] - np.log10(1.0 + c * 10 ** x[:n]), roof))
+        xs.append([np.empty(0), np.array([1.0]), x[:40], x[:251]][k % 4])
+        ys.append(np.sin(3.0 * xs[-1]))
+    xs.insert(3, x)  # (a knee: few candidates, long straight runs, no knots)
+    ys.insert(3, np.minimum(x + 12.0, 14.5))
+    t = np.clip(x - 2.0, 0.0, 0.4)  # (a bend of ~200 candidates between straight runs)
+    xs.insert(6, x)
+    ys.insert(6, 12.0 + x - t * t / 0.8 - (x - 2.0 - t))
+    together = pd.simplify_polylines(xs, ys)
+    for i in range(len(xs)):
+        (alone,) = pd.simplify_polylines([xs[i]], [ys[i]])
+        np.testing.assert_array_equal(alone, together[i])
+    for lo, hi in [(0, 5), (3, 9), (5, 12), (1, 2)]:
+        for got, want in zip(pd.simplify_polylines(xs[lo:hi], ys[lo:hi]), together[lo:hi]):
+            np.testing.assert_array_equal(got, want)
+
+
 def _same_geometry(a: pd.SweepGeometry, b: pd.SweepGeometry) -> None:
     assert a.fit == b.fit and a.dim == b.dim and len(a.lines) == len(b.lines)
     for la, lb in zip(a.lines, b.lines):
