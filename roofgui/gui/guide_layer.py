@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from .plot_items import _LayerMark, _ViewLayer
+from .plot_items import _LayerMark, _MarkLayer
 
 __all__ = ["GuideLayer", "Guide"]
 
@@ -51,7 +51,7 @@ class Guide(_LayerMark):
         return np.array([self.x, self.x]), np.array([self.y0, self.y1])
 
 
-class GuideLayer(_ViewLayer):
+class GuideLayer(_MarkLayer):
     """Draws its guides in the order :meth:`set_order` gives (else as made), antialiased,
     each with its pen, in the view box's coordinates (a :class:`_ViewLayer`: the view's
     rectangle, never under the mouse, in no auto-range)."""
@@ -73,7 +73,7 @@ class GuideLayer(_ViewLayer):
             self._order = list(guides)
             self.update()
 
-    def paint(self, p, opt, widget):
+    def paint_marks(self, p, opt, widget):
         """Each shown guide from its top (``y0``, where its dots start) down to a few
         pixels past the bottom of the view (a guide runs far below it: a vector export
         then carries no line outside the plot, as its other lines are cut to the view)."""

@@ -23,6 +23,26 @@ _MOVING = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionChange
 _MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
 _AA = QtGui.QPainter.RenderHint.Antialiasing
 
+#: texts laid out so far, per font: ``[(font, {text: (layouts, width, height)})]`` (see
+#: :meth:`LabelText._laid_out`); a few fonts, the oldest dropped past _FONTS_MAX
+_KNOWN: list[tuple[QtGui.QFont, dict]] = []
+_FONTS_MAX = 16
+#: texts kept per font, the oldest laid out dropped first
+_TEXTS_MAX = 256
+
+
+def _known(font: QtGui.QFont) -> dict:
+    """The texts laid out so far in ``font`` (a font equal to it: ``QFont ==`` compares
+    everything a layout reads, family to kerning and hinting)."""
+    for f, known in _KNOWN:
+        if f == font:
+            return known
+    known = {}
+    _KNOWN.append((QtGui.QFont(font), known))
+    if len(_KNOWN) > _FONTS_MAX:
+        del _KNOWN[0]
+    return known
+
 
 class LabelText:
     """A label's text (its ``textItem``): plain text in one font and colour, laid out as a
@@ -34,13 +54,14 @@ class LabelText:
     item of the scene: the label paints it.  Plain text only (``setHtml`` raises).
     """
 
-    __slots__ = ("_owner", "_text", "_font", "_color", "_margin", "_x", "_y", "_lines",
-                 "_size")
+    __slots__ = ("_owner", "_text", "_font", "_known", "_color", "_margin", "_x", "_y",
+                 "_lines", "_size")
 
     def __init__(self, owner: QtWidgets.QGraphicsItem) -> None:
         self._owner = owner
         self._text = ""
         self._font = QtGui.QFont()
+        self._known = _known(self._font)  # the texts laid out so far in this font
         self._color = QtGui.QColor(0, 0, 0)
         self._margin = 4.0  # (QTextDocument's default)
         self._x = self._y = 0.0
@@ -49,10 +70,19 @@ class LabelText:
 
     # -- what a QGraphicsTextItem answers -----------------------------------------------
     def setPlainText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        if self.take_text(text):
+            self._owner.update()
+
+    def take_text(self, text: str) -> bool:
+        """:meth:`setPlainText` without the owner's repaint, for an owner that places the
+        text anew and then repaints once: True when the text changed (its layout is then
+        made when next asked for)."""
         text = str(text)
-        if text != self._text:
-            self._text = text
-            self._relayout()
+        if text == self._text:
+            return False
+        self._text = text
+        self._lines = None
+        return True
 
     def toPlainText(self) -> str:  # noqa: N802
         return self._text
@@ -63,6 +93,7 @@ class LabelText:
     def setFont(self, font: QtGui.QFont) -> None:  # noqa: N802
         if font != self._font:
             self._font = QtGui.QFont(font)
+            self._known = _known(self._font)
             self._relayout()
 
     def font(self) -> QtGui.QFont:
@@ -115,20 +146,34 @@ class LabelText:
     def _laid_out(self) -> list[tuple[QtGui.QTextLayout, float]]:
         """One layout per line of text (a document's blocks), each a single line placed
         below the last; the size is the widest line's natural width and the lines'
-        height rounded up, plus the margin all round (what ``QTextDocument.size`` is)."""
+        height rounded up, plus the margin all round (what ``QTextDocument.size`` is).
+
+        A text laid out before in an equal font (by any label) takes those layouts, which
+        are what laying it out again would give (a layout reads its text and font alone)
+        and which its labels only draw: shaping a text is ~8 us (~25 us between an edit's
+        paints), and the texts an edit gives the sweep's critical labels mostly came up
+        before (B* = 241 on one chip, then on another; values typed and typed back).
+        """
         lines = self._lines
         if lines is None:
-            lines = []
-            y = width = 0.0
-            for part in self._text.split("\n"):
-                lay = QtGui.QTextLayout(part, self._font)
-                lay.setCacheEnabled(True)  # (the shaped glyphs, kept for drawing)
-                lay.beginLayout()
-                line = lay.createLine()
-                lay.endLayout()
-                lines.append((lay, y))
-                width = max(width, line.naturalTextWidth())
-                y += line.height()
+            known = self._known
+            hit = known.get(self._text)
+            if hit is None:
+                lines = []
+                y = width = 0.0
+                for part in self._text.split("\n"):
+                    lay = QtGui.QTextLayout(part, self._font)
+                    lay.setCacheEnabled(True)  # (the shaped glyphs, kept for drawing)
+                    lay.beginLayout()
+                    line = lay.createLine()
+                    lay.endLayout()
+                    lines.append((lay, y))
+                    width = max(width, line.naturalTextWidth())
+                    y += line.height()
+                if len(known) >= _TEXTS_MAX:
+                    del known[next(iter(known))]  # (the oldest)
+                hit = known[self._text] = (lines, width, y)
+            lines, width, y = hit
             m = self._margin
             self._lines = lines
             self._size = (width + 2 * m, math.ceil(y) + 2 * m)

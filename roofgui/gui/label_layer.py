@@ -28,7 +28,7 @@ from pyqtgraph.Point import Point
 from PySide6 import QtCore, QtGui
 
 from .label import LabelText
-from .plot_items import _LayerMark, _ViewLayer
+from .plot_items import _LayerMark, _MarkLayer
 
 __all__ = ["LabelLayer", "LayerLabel"]
 
@@ -54,9 +54,12 @@ class LayerLabel(_LayerMark):
         self._border = pg.mkPen(None)
         self._boxed = False  # a halo or a frame to draw (read at every paint)
         self._rect = QtCore.QRectF()
+        self._numbers: tuple[float, float, float, float] | None = None  # _rect's
         self._poly = QtGui.QPolygonF()  # the rectangle as the halo's polygon
         self.textItem = LabelText(self)
-        self.anchor = Point(anchor)
+        a = Point(anchor)
+        #: the anchor as two floats (read on every placement; ``anchor`` gives a Point)
+        self._ax, self._ay = a.x(), a.y()
         self.color = pg.mkColor(200, 200, 200)
         self.textItem.setDefaultTextColor(self.color)
         self.updateTextPos()
@@ -74,10 +77,10 @@ class LayerLabel(_LayerMark):
         self.setPlainText(text)
 
     def setPlainText(self, text: str) -> None:  # noqa: N802
-        t = self.textItem
-        if str(text) != t._text:
-            t.setPlainText(text)
-            self.updateTextPos()
+        """New text, laid out and placed, and one repaint (the same text changes nothing)."""
+        if self.textItem.take_text(text):
+            self._place_text()
+            self.update()
 
     def toPlainText(self) -> str:  # noqa: N802
         return self.textItem.toPlainText()
@@ -116,9 +119,34 @@ class LayerLabel(_LayerMark):
         return self._border.style() != _NO_PEN or self._fill.style() != _NO_BRUSH
 
     # -- place --------------------------------------------------------------------------
+    @property
+    def anchor(self) -> Point:
+        """Where the label's point is in its text's rectangle (``TextItem.anchor``)."""
+        return Point(self._ax, self._ay)
+
+    @anchor.setter
+    def anchor(self, anchor) -> None:
+        self.setAnchor(anchor)
+
     def setAnchor(self, anchor) -> None:  # noqa: N802
-        self.anchor = Point(anchor)
+        a = Point(anchor)
+        self._ax, self._ay = a.x(), a.y()
         self.updateTextPos()
+
+    def place(self, x: float, y: float, ax: float, ay: float) -> None:
+        """``setPos(x, y)`` and ``setAnchor((ax, ay))``, each only if it changes, and one
+        repaint if either does: what a plot's ``_set_pos`` and ``_set_anchor`` do, in
+        Python floats (through the Qt points they read, ~4 us a label; the sweep places
+        its sixteen critical labels on every edit)."""
+        x, y, ax, ay = float(x), float(y), float(ax), float(ay)
+        moved = x != self._x or y != self._y
+        if moved:
+            self._x, self._y = x, y
+        if ax != self._ax or ay != self._ay:
+            self._ax, self._ay = ax, ay
+            moved = self._place_text() or moved
+        if moved:
+            self.update()
 
     def setPos(self, x, y=None) -> None:  # noqa: N802
         if y is None:
@@ -134,13 +162,27 @@ class LayerLabel(_LayerMark):
     def updateTextPos(self) -> None:  # noqa: N802 (TextItem's name)
         """The text's offset for the anchor, as ``_Label.updateTextPos`` works it out: the
         text's size times the anchor, in pixels from the label's point."""
+        if self._place_text():
+            self.update()
+
+    def _place_text(self) -> bool:
+        """:meth:`updateTextPos` without the repaint: True when the text moved in the label
+        (the caller repaints).  The text's size is its layout's (the numbers its
+        ``boundingRect`` holds), and the rectangle and the halo's polygon are made anew
+        only when they change."""
         t = self.textItem
-        r = t.boundingRect()
-        a = self.anchor
-        x, y = -(r.width() * a.x()), -(r.height() * a.y())
-        t.setPos(x, y)
-        self._rect = QtCore.QRectF(x, y, r.width(), r.height())
-        self._poly = QtGui.QPolygonF(self._rect)
+        t._laid_out()
+        w, h = t._size
+        x, y = -(w * self._ax), -(h * self._ay)
+        moved = x != t._x or y != t._y  # (LabelText.setPos, without its repaint)
+        if moved:
+            t._x, t._y = x, y
+        box = (x, y, w, h)
+        if box != self._numbers:
+            self._numbers = box
+            self._rect = QtCore.QRectF(x, y, w, h)
+            self._poly = QtGui.QPolygonF(self._rect)
+        return moved
 
     def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
         """The text's rectangle in pixels about the label's point."""
@@ -168,10 +210,11 @@ class LayerLabel(_LayerMark):
         self.textItem.draw(p)
 
 
-class LabelLayer(_ViewLayer):
+class LabelLayer(_MarkLayer):
     """Draws its :class:`LayerLabel` objects, in the order they were made (as items of one
     z value are stacked), each upright and unscaled at its point of the view (a
-    :class:`_ViewLayer`: the view's rectangle, never under the mouse, in no auto-range).
+    :class:`_ViewLayer`: the view's rectangle, never under the mouse, in no auto-range;
+    its labels' changes between two paints ask Qt for one repaint: :class:`_MarkLayer`).
     """
 
     def __init__(self, vb: pg.ViewBox, z: float) -> None:
@@ -184,7 +227,7 @@ class LabelLayer(_ViewLayer):
         self.update()
         return lab
 
-    def paint(self, p, opt, widget):
+    def paint_marks(self, p, opt, widget):
         tr = p.transform()
         if not tr.isAffine():  # (never in a plot: a label's point alone would be wrong)
             return

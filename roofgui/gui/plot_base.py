@@ -353,11 +353,17 @@ class _LogPlot(pg.PlotWidget):
             return
         s = self.style
         off = s.legend_padding + 2
-        vr = self.vb.sceneBoundingRect()
-        w, h = lg.width(), lg.height()
         pref = s.legend_position
         corners = [pref] if pref in LEGEND_CORNERS else [corner] if corner in LEGEND_CORNERS \
             else list(LEGEND_CORNERS)
+        if len(corners) == 1 and "top" in corners[0]:
+            # one top corner: the legend is not lifted, so it fits, and its offset reads
+            # neither the view's rectangle nor its own size (what is skipped here, ~10 us,
+            # works out the same offset: the sweep places its legend so before each paint)
+            self._legend_in(corners[0], off, 0.0)
+            return
+        vr = self.vb.sceneBoundingRect()
+        w, h = lg.width(), lg.height()
         rects, lifts, fits = [], [], []
         cache = self._clearance
         room = max(vr.height() - 2 * off - h, 0.0)  # the most a bottom corner can lift it
@@ -411,14 +417,20 @@ class _LogPlot(pg.PlotWidget):
                     best = corners.index(cur)
         else:
             best = 0
-        corner = corners[best]
-        self.legend_corner = corner
-        if self.screen_caches:
+        self._legend_in(corners[best], off, lifts[best], len(corners) > 1)
+
+    def _legend_in(self, corner: str, off: float, lift: float, chosen: bool = False) -> None:
+        """The legend in ``corner``, ``off`` pixels in from the view's edges and lifted by
+        ``lift`` (``chosen``: among several corners)."""
+        lg = self.legend
+        if self.legend_corner != corner:  # (a plot's attribute is cheaper read than set)
+            self.legend_corner = corner
+        if self.screen_caches and self._held_corner != corner:
             self._held_corner = corner
-        offset = (off if "left" in corner else -off, off if "top" in corner else -(off + lifts[best]))
+        offset = (off if "left" in corner else -off, off if "top" in corner else -(off + lift))
         if lg.opts.get("offset") != offset:  # (once anchored, it follows resizes by itself)
             lg.setOffset(offset)
-            if self._legend_later is not None and len(corners) > 1:
+            if self._legend_later is not None and chosen:
                 self._legend_moved()  # (chosen after the paint: what follows it, now)
 
     def _legend_moved(self) -> None:
@@ -635,6 +647,25 @@ class _LogPlot(pg.PlotWidget):
         y = np.asarray(y, dtype=np.float64)
         if self._changed(("data",) + key, (x.tobytes(), y.tobytes())):
             item.setData(x, y)
+
+    def _set_curves(self, batch: list[tuple]) -> None:
+        """:meth:`_set_curve` for several lines, ``(key, item, x, y)`` each: those whose data
+        changed are set together (:meth:`_Curve.set_many`)."""
+        items, xs, ys = [], [], []
+        sigs = self._sig  # (_changed's, read once: a plot's attributes are slow to reach,
+        # ~0.2-0.4 us each through PlotWidget.__getattr__'s hook)
+        for key, item, x, y in batch:
+            x = np.asarray(x, dtype=np.float64)
+            y = np.asarray(y, dtype=np.float64)
+            key = ("data",) + key
+            sig = (x.tobytes(), y.tobytes())
+            if sigs.get(key) != sig:
+                sigs[key] = sig
+                items.append(item)
+                xs.append(x)
+                ys.append(y)
+        if items:
+            _Curve.set_many(items, xs, ys)
 
     def _set_spots(self, key, item: pg.ScatterPlotItem, xs, ys, data, symbol=None) -> None:
         sig = (tuple(xs), tuple(ys), tuple(data), symbol)

@@ -6,6 +6,7 @@ coordinate comes from :func:`roofgui.model.sweepgeom.sweep_geometry`.  (Moved ou
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Mapping
 
 import numpy as np
@@ -16,11 +17,13 @@ from ..model import sweepgeom as sg
 from .guide_layer import Guide, GuideLayer
 from .label_layer import LayerLabel
 from .plot_base import _LogPlot
-from .plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor,
-                         _set_anchor, _set_pos, _Spot, _spot_brush, _spot_pen, _text_px)
+from .plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor, _Spot,
+                         _spot_brush, _spot_pen, _text_px)
 from .style import PlotStyle
 
 __all__ = ["SweepPlot"]
+
+_CRIT_X = attrgetter("crit_x")  # (a sort key in C: sixteen labels on every layout)
 
 
 class SweepPlot(_LogPlot):
@@ -59,8 +62,10 @@ class SweepPlot(_LogPlot):
         self._memo = sg.SweepMemo()
         #: per op: the scene samples of its curves for legend placement, and their key
         self._op_samples: dict[tuple, tuple] = {}
-        #: per line key, what its items were last set from (see update_from)
-        self._shown: dict[tuple, tuple] = {}
+        #: per line key, the line its items were last set from (see update_from)
+        self._shown: dict[tuple, sg.SweepLine] = {}
+        #: the geometry's lines' keys, in order (set by update_from with the geometry)
+        self._keys: tuple | None = None
         #: on screen, the curves are drawn by a canvas (:meth:`use_screen_caches`); None:
         #: every line paints itself (exports)
         self.canvases: dict[str, _Canvas] | None = None
@@ -94,7 +99,7 @@ class SweepPlot(_LogPlot):
             return
         # the same lines in the same order, drawn by the same items: the members are as
         # they were (an edit of a dimension; building and comparing the lists was ~60 us)
-        sig = (tuple(ln.key for ln in g.lines), self._items_rev, self.canvases is not None)
+        sig = (self._keys, self._items_rev, self.canvases is not None)
         if sig == self._members_sig:
             return
         self._members_sig = sig
@@ -120,42 +125,70 @@ class SweepPlot(_LogPlot):
         refit = (old is None or g.y_kind != old.y_kind or g.dim != old.dim
                  or (not self.user_view and g.fit != old.fit))
         self._adopt(g)
-        live = {ln.key for ln in g.lines}
-        for k in list(self.curves):
-            if k not in live:
-                self._items_rev += 1
-                self._drop(self.curves, k, ("curve",))
-                self._drop(self.crit_guides, k, ("critguide",))
-                self._drop(self.crit_labels, k, ("critlabel",))
-        shown = {}
-        for ln in g.lines:
-            k = ln.key
-            if k not in self.curves:
-                self._items_rev += 1
-                self.curves[k] = self._new_curve(0, pool=("curve",) + k)
-                self.crit_guides[k] = self._new_guide(("critguide",) + k)
-                self.crit_labels[k] = self._new_layer_label(20, pool=("critlabel",) + k)
-            # a line drawn from the very arrays of last time, with the same marker, label
-            # and tooltip (an op the edit left alone): its items are as they should be
-            sig = (ln.draw_x, ln.draw_y, ln.crit_x, ln.crit_y, ln.crit_label, ln.tooltip,
-                   ln.crit_label_shown)
-            last = self._shown.get(k)
-            shown[k] = sig
-            if last is not None and last[0] is sig[0] and last[1] is sig[1] \
-                    and last[2:] == sig[2:]:
+        lines = g.lines
+        keys = tuple([ln.key for ln in lines])
+        same_keys = keys == self._keys
+        self._keys = keys
+        shown = self._shown
+        if not same_keys:  # lines came, went or moved: items made or dropped to match
+            live = set(keys)
+            for k in list(self.curves):
+                if k not in live:
+                    self._items_rev += 1
+                    self._drop(self.curves, k, ("curve",))
+                    self._drop(self.crit_guides, k, ("critguide",))
+                    self._drop(self.crit_labels, k, ("critlabel",))
+            for k in keys:
+                if k not in self.curves:
+                    self._items_rev += 1
+                    self.curves[k] = self._new_curve(0, pool=("curve",) + k)
+                    self.crit_guides[k] = self._new_guide(("critguide",) + k)
+                    self.crit_labels[k] = self._new_layer_label(20, pool=("critlabel",) + k)
+            self._shown = shown = {k: v for k, v in shown.items() if k in live}
+        # The lines that are not last time's very objects (sweep_geometry hands an unchanged
+        # op's lines back), and of those the ones whose items change: a line drawn from the
+        # very arrays of last time, with the same marker, label and tooltip, has its items
+        # as they should be.  And whether the lines are the same, in the same order, each
+        # with the look it had (an edit of a dimension): then what the signatures of the
+        # items' looks, the legend and the markers' views are made of is as it was, and
+        # each is skipped without building its signature (which walks every line: 32 of
+        # them, ~50 us an edit); the markers' too if they are on the same lines.
+        moved = []
+        same_look = same_marks = same_keys
+        for k, ln in zip(keys, lines):
+            last = shown.get(k)
+            if last is ln:
                 continue
-            self._set_curve(("curve",) + k, self.curves[k], ln.draw_x, ln.draw_y)
+            shown[k] = ln
+            if last is None:
+                moved.append(ln)
+                continue
+            if last.draw_x is not ln.draw_x or last.draw_y is not ln.draw_y \
+                    or (last.crit_x, last.crit_y, last.crit_label, last.tooltip,
+                        last.crit_label_shown) \
+                    != (ln.crit_x, ln.crit_y, ln.crit_label, ln.tooltip, ln.crit_label_shown):
+                moved.append(ln)
+            if (ln.colour, ln.dash, ln.legend) != (last.colour, last.dash, last.legend):
+                same_look = same_marks = False
+            elif (ln.crit_x is None) != (last.crit_x is None):
+                same_marks = False
+        curves, guides, labels = self.curves, self.crit_guides, self.crit_labels
+        # the lines' data in one go (one finite check for all: _Curve.set_many)
+        self._set_curves([(("curve",) + ln.key, curves[ln.key], ln.draw_x, ln.draw_y)
+                          for ln in moved])
+        for ln in moved:
+            k = ln.key
             has = ln.crit_x is not None
+            guide, lab = guides[k], labels[k]
             if has:
-                self.crit_guides[k].set(ln.crit_x, ln.crit_y, -pd.LOG_INF)
-                self._set_text(("critlabel",) + k, self.crit_labels[k], ln.crit_label)
-            self.crit_guides[k].setVisible(has)
-            self.crit_labels[k].setVisible(has and ln.crit_label_shown)  # a repeated label: once
-        self._shown = shown
-        self._set_crit_markers()
+                guide.set(ln.crit_x, ln.crit_y, -pd.LOG_INF)
+                lab.setPlainText(ln.crit_label)  # (the same text: nothing to do)
+            guide.setVisible(has)
+            lab.setVisible(has and ln.crit_label_shown)  # a repeated label: once
+        self._set_crit_markers(same_marks)
         self._sync_members()
-        self._restyle_items()
-        self._rebuild_legend()
+        self._restyle_items(same_look)
+        self._rebuild_legend(same_look)
         if refit and g.lines:
             self.fit(layout=False)
         self._layout_annotations()
@@ -165,10 +198,14 @@ class SweepPlot(_LogPlot):
         guide = self._pooled(pool)
         return guide if guide is not None else self.guide_layer.new_guide()
 
-    def _set_crit_markers(self) -> None:
+    def _set_crit_markers(self, same: bool = False) -> None:
         """Every line's critical marker as one spot of one scatter, in the lines' order (an
         op's lines together, as each marker was drawn when it was an item of its own): a
-        ring in the chip's colour around the background's colour."""
+        ring in the chip's colour around the background's colour.
+
+        ``same``: the same lines as last time, in the same order, with markers on the same
+        ones, in the same colours (update_from knows): the rings' pens and the views are
+        as they were, if the style and the scatter are."""
         g = self.geometry
         s = self.style
         marks = [(ln.key, ln.crit_x, ln.crit_y, ln.tooltip, ln.colour)
@@ -180,18 +217,24 @@ class SweepPlot(_LogPlot):
             n = len(marks)
             # the rings' pens: the same list while the style and the markers' colours are
             # (an edit moves markers, it does not recolour them: 32 look-ups, ~60 us)
-            look = (id(s), tuple(m[4] for m in marks))
-            if self._mark_pens[0] != look:
-                self._mark_pens = (look, [_spot_pen(s.colour(m[4]), s.marker_outline * 1.5)
-                                          for m in marks])
+            # (same: the markers' colours are as they were, so the look is if the style is)
+            last = self._mark_pens[0]
+            if not (same and last is not None and last[0] == id(s)):
+                look = (id(s), tuple(m[4] for m in marks))
+                if last != look:
+                    self._mark_pens = (look, [_spot_pen(s.colour(m[4]), s.marker_outline * 1.5)
+                                              for m in marks])
             item.set_spots([m[1] for m in marks], [m[2] for m in marks], [m[3] for m in marks],
                            ["o"] * n, pen=self._mark_pens[1],
                            brush=_spot_brush(_face_colour(s)), size=s.ridge_size * 1.3)
             item.setVisible(bool(n))
         # the views by line key: the same object for as long as the line is shown, and the
         # same index while the same lines, in the same order, have a marker
-        sig = (id(item), tuple(ln.key for ln in g.lines), tuple(m[0] for m in marks))
-        if sig == self._views_sig:
+        last = self._views_sig
+        if same and last is not None and last[0] == id(item):
+            return  # (the same lines with markers, in the same order: the same views)
+        sig = (id(item), self._keys, tuple(m[0] for m in marks))
+        if sig == last:
             return
         self._views_sig = sig
         at = {m[0]: i for i, m in enumerate(marks)}
@@ -208,15 +251,20 @@ class SweepPlot(_LogPlot):
                 v.live = False
         self.crit_markers = views
 
-    def _restyle_items(self) -> None:
+    def _restyle_items(self, same: bool = False) -> None:
+        """Each line's items in the line's colour and dash.  ``same``: the same lines as
+        last time, in the same order, in the same colours and dashes (update_from knows)."""
         s = self.style
         g = self.geometry
         if g is None:
             return
         # the same style, items and lines' colours and dashes: every item has its look (each
         # line's check below, for 32 lines, was ~60 us an edit)
+        last = self._restyle_sig
+        if same and last is not None and last[0] == id(s) and last[1] == self._items_rev:
+            return  # (the signature would be last's: its lines' part is the same)
         sig = (id(s), self._items_rev, tuple((ln.key, ln.colour, ln.dash) for ln in g.lines))
-        if sig == self._restyle_sig:
+        if sig == last:
             return
         self._restyle_sig = sig
         for ln in g.lines:
@@ -230,13 +278,18 @@ class SweepPlot(_LogPlot):
             lab.setFont(_font(s, s.annotation_font_pt, bold=True))
             lab.fill = _halo(s)
 
-    def _rebuild_legend(self) -> None:
+    def _rebuild_legend(self, same: bool = False) -> None:
+        """The legend's entries.  ``same``: the same lines as last time, in the same order,
+        with the same legends, colours and dashes (update_from knows)."""
         g = self.geometry
         s = self.style
         if g is None:
             return
+        last = self._legend_signature
+        if same and last and last[1] == id(s):
+            return  # (the signature would be last's: its lines' part is the same)
         sig = (tuple((ln.key, ln.legend, ln.colour, ln.dash) for ln in g.lines), id(s))
-        if sig == self._legend_signature:
+        if sig == last:
             return
         self._legend_signature = sig
         chips = list(dict.fromkeys((ln.chip_label, ln.colour) for ln in g.lines))
@@ -260,14 +313,16 @@ class SweepPlot(_LogPlot):
             x0, x1, y0, y1 = self.view_range()
             px_x = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
             char_w = _text_px(s, s.annotation_font_pt) * 0.5
-            lines = sorted((ln for ln in g.lines if ln.crit_x is not None and ln.crit_label_shown),
-                           key=lambda ln: ln.crit_x)
+            lines = sorted([ln for ln in g.lines if ln.crit_x is not None and ln.crit_label_shown],
+                           key=_CRIT_X)
             widths = [(len(ln.crit_label) + 1.5) * char_w / px_x for ln in lines]
             rows = pd.stack_rows([ln.crit_x for ln in lines], widths)
+            labels = self.crit_labels
             for ln, row in zip(lines, rows):
-                lab = self.crit_labels[ln.key]
-                _set_pos(lab, ln.crit_x, y0)
-                _set_anchor(lab, (0.5, 1.05 + 1.0 * row))
+                lab = labels[ln.key]
+                ay = 1.05 + 1.0 * row
+                if ln.crit_x != lab._x or y0 != lab._y or ay != lab._ay or lab._ax != 0.5:
+                    lab.place(ln.crit_x, y0, 0.5, ay)  # (in place already: not called)
         self._place_legend()
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:

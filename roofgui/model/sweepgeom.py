@@ -17,6 +17,20 @@ from .plotdata import OP_DASHES, assign_colours, nice_range
 from .polylines import simplify_polylines
 from .units import format_number, format_si
 
+class _Key:
+    """:attr:`SweepLine.key`, worked out once per line and then kept in the line's
+    ``__dict__``, where Python finds it before this (non-data) descriptor: a plot asks a
+    line for its key several times per update (~220 calls an edit of the busy sweep, whose
+    unchanged lines are last time's objects).  ``functools.cached_property`` does the same
+    behind a lock (~1 us a first look-up in Python 3.11)."""
+
+    def __get__(self, line, owner=None):
+        if line is None:
+            return self
+        key = line.__dict__["key"] = (line.op_index, line.phase, line.chip_id)
+        return key
+
+
 @dataclass(frozen=True)
 class SweepLine:
     op_index: int
@@ -43,9 +57,8 @@ class SweepLine:
     draw_x: np.ndarray | None = None
     draw_y: np.ndarray | None = None
 
-    @property
-    def key(self) -> tuple[int, str, str]:
-        return (self.op_index, self.phase, self.chip_id)
+    #: ``(op_index, phase, chip_id)``: the line's identity in a plot (see :class:`_Key`)
+    key = _Key()
 
 
 @dataclass(frozen=True)
