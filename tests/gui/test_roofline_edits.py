@@ -212,20 +212,27 @@ def test_the_models_memo_keeps_the_chips_and_stays_bounded(cat):
     assert len(pd._CHIP_MEMO) <= 32
 
 
+def _scatter_view(qtbot, cls, background=None):
+    """A 300×200 plot over x 0..3, y 0..4 holding one antialiased scatter of ``cls``, shown."""
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    w.resize(300, 200)
+    if background is not None:
+        w.setBackground(background)
+    item = cls(antialias=True)
+    w.addItem(item)
+    w.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
+    w.show()
+    qtbot.waitExposed(w)
+    return w, item
+
+
 @pytest.mark.parametrize("n", [1, 4])
 def test_moved_spots_paint_where_pyqtgraph_paints_them(qtbot, n):
     """The fast paint path's per-spot cache follows spots moved in place."""
     images = []
     for cls in (_Scatter, pg.ScatterPlotItem):
-        w = pg.PlotWidget()
-        qtbot.addWidget(w)
-        w.resize(300, 200)
-        w.setBackground("w")
-        item = cls(antialias=True)
-        w.addItem(item)
-        w.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
-        w.show()
-        qtbot.waitExposed(w)
+        w, item = _scatter_view(qtbot, cls, "w")
         pen, brush = pg.mkPen("#222222", width=1.5), pg.mkBrush("#1f77b4")
         for dx, sym in ((0.0, "o"), (0.35, "o"), (0.2, "s"), (0.1, "t")):  # moved, restyled
             x, y = [1.37 + dx, 2.5, 0.4, 9.0][:n], [2.21 - dx, 3.1, 0.7, 1.0][:n]
@@ -262,14 +269,7 @@ def test_counting_all_rectangles_at_once_picks_what_least_covered_picks():
 def test_a_scatters_kept_rectangle_is_pyqtgraphs_through_moves_zooms_and_resizes(qtbot):
     """_Scatter keeps its rectangle and its pixel's size (until the view's transform
     changes): after every kind of change it answers what pyqtgraph works out afresh."""
-    w = pg.PlotWidget()
-    qtbot.addWidget(w)
-    w.resize(300, 200)
-    item = _Scatter(antialias=True)
-    w.addItem(item)
-    w.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
-    w.show()
-    qtbot.waitExposed(w)
+    w, item = _scatter_view(qtbot, _Scatter)
     pen, brush = pg.mkPen("#222222", width=1.5), pg.mkBrush("#1f77b4")
 
     def check():
