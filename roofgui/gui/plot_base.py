@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
 from .label import _Label
+from .picture import Picture
 from .label_layer import LabelLayer, LayerLabel
 from .style import SCREEN_LIGHT, PlotStyle
 from .plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _font, _pen,
@@ -594,6 +595,9 @@ class _LogPlot(pg.PlotWidget):
             _cache(ax)
             _cache(ax.label)
         self._cache_legend()
+        # the legend and its entries drawn from one picture (every repaint of the lines
+        # repaints the legend over them)
+        self.legend_picture = Picture(self.legend)
         # Qt moves a cached picture by whole pixels: when the layout moves these items by
         # a fraction of one, their pictures are drawn again where they now are
         self.vb.geometryChanged.connect(self._redraw_cached)
