@@ -262,7 +262,6 @@ class _LogPlot(pg.PlotWidget):
         for name, sample in entries:
             self.legend.addItem(sample, name)
         self.legend.setVisible(bool(entries))
-        self._cache_legend()
 
     def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None,
                 fill=None) -> _Sample:
@@ -444,7 +443,7 @@ class _LogPlot(pg.PlotWidget):
     def _bottom_clearance(self, left: float, right: float) -> float:
         """Pixels to lift a bottom-corner legend so it clears the x-axis labels below it:
         whole pixels (rounded up), so that as it follows the labels it moves by whole
-        pixels, which on screen keeps its texts' pictures exact (see _redraw_legend_texts)."""
+        pixels."""
         bottom = self.vb.sceneBoundingRect().bottom()
         lift = 0.0
         for lab in self._bottom_labels():
@@ -579,12 +578,14 @@ class _LogPlot(pg.PlotWidget):
     screen_caches = False
 
     def use_screen_caches(self) -> None:
-        """For the window's plots, never an export's: Qt keeps the axes and the legend's
-        texts as pictures at the screen's pixel ratio (Qt's device-coordinate cache), so a
+        """For the window's plots, never an export's: Qt keeps the axes as pictures at the
+        screen's pixel ratio (Qt's device-coordinate cache), and the legend with all its
+        entries is drawn from one picture (:class:`~roofgui.gui.picture.Picture`), so a
         repaint — an edit's, or the readout's under the mouse — blits them instead of
-        laying their text out again.  A picture is drawn again when its item changes.  (At
-        pixel ratios 1 and 2 pixel for pixel what they draw; at fractional ratios such as
-        1.25 a text may sit a fraction of a device pixel off.)"""
+        laying their texts out again.  A picture is drawn again when its items change.
+        (At pixel ratios 1 and 2 the axes' pictures are pixel for pixel what they draw; at
+        fractional ratios such as 1.25 a tick label may sit a fraction of a device pixel
+        off.)"""
         if self.screen_caches:
             return
         self.screen_caches = True
@@ -594,47 +595,21 @@ class _LogPlot(pg.PlotWidget):
             ax = pi.getAxis(name)
             _cache(ax)
             _cache(ax.label)
-        self._cache_legend()
         # the legend and its entries drawn from one picture (every repaint of the lines
-        # repaints the legend over them)
+        # repaints the legend over them); it follows the legend's moves by itself
         self.legend_picture = Picture(self.legend)
-        # Qt moves a cached picture by whole pixels: when the layout moves these items by
-        # a fraction of one, their pictures are drawn again where they now are
+        # Qt moves a cached picture by whole pixels: when the layout moves the axes by a
+        # fraction of one, their pictures are drawn again where they now are
         self.vb.geometryChanged.connect(self._redraw_cached)
-        # (the legend moves alone as it follows the labels below it: its texts only)
-        self.legend.xChanged.connect(self._redraw_legend_texts)
-        self.legend.yChanged.connect(self._redraw_legend_texts)
 
     def _cached_items(self) -> list:
         pi = self.getPlotItem()
         axes = [pi.getAxis(name) for name in ("left", "bottom")]
-        return axes + [ax.label for ax in axes] + [label.item for _, label in self.legend.items]
+        return axes + [ax.label for ax in axes]
 
     def _redraw_cached(self, *_args) -> None:
         for item in self._cached_items():
             item.update()
-        self._legend_at = None  # (drawn again: wherever the legend is)
-
-    def _redraw_legend_texts(self, *_args) -> None:
-        """The legend moved: its texts' pictures are drawn again where they now are, unless
-        it moved by whole pixels (Qt then blits each picture exactly where its text would
-        draw itself)."""
-        p = self.legend.pos()
-        last, self._legend_at = self._legend_at, (p.x(), p.y())
-        if last is not None and (p.x() - last[0]).is_integer() and (p.y() - last[1]).is_integer():
-            return
-        for _sample, label in self.legend.items:
-            label.item.update()
-
-    #: the legend's position its texts' pictures were last drawn for (_redraw_legend_texts)
-    _legend_at: tuple[float, float] | None = None
-
-    def _cache_legend(self) -> None:
-        if self.screen_caches:
-            for _sample, label in self.legend.items:
-                _cache(label.item)  # (a sample is one short line: cheap to draw, and at a
-                # fraction of a pixel its cached picture would sit a little off)
-            self._redraw_cached()  # (entries laid out anew)
 
     def _sync_label_transforms(self) -> None:
         """Before a paint: each label's transform as its parent's now asks (what every

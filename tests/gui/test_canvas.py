@@ -173,9 +173,9 @@ def test_a_canvas_line_answers_the_canvas_rectangle_and_is_still_found_under_the
 
 
 def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, shipped):
-    """The window's roofline keeps its axes and legend texts as pictures (Qt's device
-    cache): through edits, chips, a zoom, another style and sizes it shows what a plain
-    roofline shows."""
+    """The window's roofline keeps its axes as pictures (Qt's device cache) and its legend
+    as one picture: through edits, chips, a zoom, another style and sizes it shows what a
+    plain roofline shows."""
     from roofgui.gui.plots import RooflinePlot
     from roofgui.model.scenario import evaluate_scenario
 
@@ -208,11 +208,11 @@ def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, shipped):
         for w in (cached, plain):
             change(w)
         assert_same_picture(cached, plain)
-    # the axes and the legend's texts are the cached ones
-    modes = [cached.getPlotItem().getAxis("left").cacheMode(),
-             cached.legend.items[0][1].item.cacheMode()]
-    assert all(m == m.DeviceCoordinateCache for m in modes)
-    assert plain.getPlotItem().getAxis("left").cacheMode() == modes[0].NoCache
+    # the axes are the cached ones, the legend is drawn from its picture
+    mode = cached.getPlotItem().getAxis("left").cacheMode()
+    assert mode == mode.DeviceCoordinateCache
+    assert plain.getPlotItem().getAxis("left").cacheMode() == mode.NoCache
+    assert cached.legend_picture.renders >= 1 and plain.legend.graphicsEffect() is None
 
 
 def busy_sweep() -> Scenario:
@@ -311,34 +311,26 @@ def test_on_screen_the_legend_is_placed_after_the_plots_paint(pair, shipped, qtb
     qtbot.wait(20)
 
 
-def test_a_legend_moved_by_whole_pixels_keeps_its_texts_pictures(pair, shipped):
-    """On screen the legend's texts are kept as pictures.  The legend follows the B* labels
-    below it by whole pixels (its lift is rounded up), so its texts' pictures stay exact and
-    are not drawn again; a move by a fraction of a pixel draws them again.  Either way the
-    plot shows what a plain one shows."""
+def test_a_moved_legend_is_drawn_again_where_it_now_is(pair, shipped):
+    """The legend follows the B* labels below it by whole pixels (its lift is rounded up).
+    On screen it is drawn from one picture (roofgui.gui.picture): moved by whole pixels or
+    by a fraction of one, the picture is drawn again where the legend now is, and the plot
+    shows what a plain one shows."""
     cached, plain = pair
     sc = busy_sweep()
     show(pair, sc, shipped)
     assert cached._bottom_clearance(0.0, 1e9) == int(cached._bottom_clearance(0.0, 1e9))
-    redrawn = []
-    for _sample, label in cached.legend.items:
-        label.item.update = lambda *a, _r=redrawn: _r.append(1)
-    x, y = cached.legend.pos().x(), cached.legend.pos().y()
-    cached.legend.setPos(x, y - 3.0)
-    assert redrawn == []
-    for w in pair:
-        w.legend.setPos(x, y - 3.0)
-    # (the kept pictures where a plain legend draws its texts afresh: Qt's glyph cache may
-    # move an edge pixel a few levels, as same_pixels notes; a text a pixel off differs by
-    # a hundred or more along every stroke)
-    d = np.abs(pixels(cached) - pixels(plain)).max(axis=2)
-    assert d.max() <= 8 and (d > 2).sum() <= 10, ((d > 2).sum(), d.max())
-    before = len(redrawn)
-    p = cached.legend.pos()
-    cached.legend.setPos(p.x() + 2.0, p.y() - 1.0)  # whole pixels again: kept
-    assert len(redrawn) == before
-    cached.legend.setPos(p.x() + 0.5, p.y())  # half a pixel: drawn again
-    assert len(redrawn) >= before + len(cached.legend.items)
+    pixels(cached)
+    for dx, dy in ((0.0, -3.0), (2.0, -1.0), (0.5, 0.0)):
+        before = cached.legend_picture.renders
+        p = cached.legend.pos()
+        for w in pair:  # (an anchored legend moves by its offset: setPos is undone)
+            ox, oy = w.legend.opts["offset"]
+            w.legend.setOffset((ox + dx, oy + dy))
+        moved = cached.legend.pos() - p
+        assert abs(moved.x() - dx) < 1e-9 and abs(moved.y() - dy) < 1e-9
+        assert_same_picture(cached, plain)
+        assert cached.legend_picture.renders == before + 1
 
 
 @pytest.mark.parametrize("screen", [True, False])
