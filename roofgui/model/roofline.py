@@ -385,9 +385,11 @@ def critical_values_many(kind: OpKind, dims: Mapping[str, float], figures: Seque
         return []
     base = {d.name: dims.get(d.name, d.default) for d in kind.dims}
     wanted = list(kind.dim_names() if names is None else [n for n in kind.dim_names() if n in names])
-    if any(np.ndim(v) for v in base.values()):  # array dimensions: one chip at a time
-        out = [critical_values(kind, dims, f, dtypes=dtypes, shard=shard, params=params, phase=phase)
-               for f in figs]
+    # (a Python float is 0-d: np.ndim converts it to an array to say so, ~3 us a value)
+    if any(type(v) is not float and np.ndim(v) for v in base.values()):
+        # array dimensions: one chip at a time
+        out = [critical_values(kind, dims, f, dtypes=dtypes, shard=shard, params=params,
+                               phase=phase) for f in figs]
         return [{n: d[n] for n in wanted} for d in out]
     if not wanted:
         return [{} for _ in figs]

@@ -13,6 +13,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .ops import OP_KINDS
 from .plotdata import OP_DASHES, assign_colours, nice_range
 from .polylines import simplify_polylines
 from .units import format_number, format_si
@@ -61,6 +62,20 @@ class SweepLine:
     key = _Key()
 
 
+_LINE_FIELDS = tuple(SweepLine.__dataclass_fields__)
+
+
+def _sweep_line(values: tuple) -> SweepLine:
+    """``SweepLine(*values)`` (every field, in order), filled in one ``__dict__`` update
+    rather than the frozen ``__init__``'s ``object.__setattr__`` per field: the same
+    object (tests/test_model_fastpaths.py checks it), built for each line an edit moves
+    (8 in the busy sweep: ~10 -> ~2 us each inside the edit).  SweepLine has no
+    ``__post_init__`` and no slots, which this relies on."""
+    line = object.__new__(SweepLine)
+    line.__dict__.update(zip(_LINE_FIELDS, values))
+    return line
+
+
 @dataclass(frozen=True)
 class SweepGeometry:
     lines: tuple[SweepLine, ...]
@@ -95,6 +110,9 @@ class _SweepLogs:
     def __init__(self) -> None:
         self._x: dict[int, tuple] = {}  # id(x) -> (x, x > 0, log10 x, all x > 0, rising)
         self._bounds: dict[int, tuple] = {}  # id(log10 array) -> (array, min, max)
+        #: the last :meth:`curves` call's y ranges, found for a whole batch at once:
+        #: id(log10 values) -> (values, min, max)
+        self._y_ranges: dict[int, tuple] = {}
 
     def _of_x(self, x: np.ndarray) -> tuple:
         e = self._x.get(id(x))
@@ -114,6 +132,19 @@ class _SweepLogs:
             e = self._bounds[id(lx)] = (lx, float(lx.min()), float(lx.max()))
         return e[1], e[2]
 
+    def y_range(self, ly: np.ndarray) -> tuple[float, float]:
+        """``(min, max)`` of a curve's log10 values.
+
+        Why: the curves of a batch (:meth:`curves`) have theirs found in two numpy
+        calls over the whole batch rather than two per curve (the busy sweep's edit: 16
+        reductions of 2,000 points, ~19 us a curve inside the edit); min and max pick
+        an element, so a row's are those of the row alone.
+        """
+        e = self._y_ranges.get(id(ly))
+        if e is None or e[0] is not ly:
+            return float(ly.min()), float(ly.max())
+        return e[1], e[2]
+
     def curve(self, c, mode: str):
         """``(lx, ly, crit_y)`` of a curve: its plottable points (log10) and a function of
         log10 x giving the compute side's value there (the critical marker's y)."""
@@ -130,6 +161,7 @@ class _SweepLogs:
         edit converts eight curves of 2,000 points: 0.16 -> 0.09 ms.)
         """
         out: list = [None] * len(cs)
+        self._y_ranges = y_ranges = {}
         groups: dict[int, tuple] = {}  # id(x) -> (x of, [(index, curve, values)])
         with np.errstate(divide="ignore", invalid="ignore"):
             for i, c in enumerate(cs):
@@ -148,10 +180,14 @@ class _SweepLogs:
                 good &= np.isfinite(v)
                 plain = good.all(axis=1).tolist()
                 ly = np.log10(v)
-                for (i, c, val), every, row in zip(group, plain, ly):
+                lo, hi = ly.min(axis=1).tolist(), ly.max(axis=1).tolist()
+                for (i, c, val), every, row, a, b in zip(group, plain, ly, lo, hi):
                     # every point plottable (the usual case): no masking
-                    out[i] = ((of[2], row, _crit_y_of(c.result, of[0], of[2], None, mode))
-                              if every else self._one(c, of, val, mode))
+                    if every:
+                        out[i] = (of[2], row, _crit_y_of(c.result, of[0], of[2], None, mode))
+                        y_ranges[id(row)] = (row, a, b)
+                    else:
+                        out[i] = self._one(c, of, val, mode)
         return out
 
     @staticmethod
@@ -172,33 +208,136 @@ def _crit_y_of(r, x: np.ndarray, lx: np.ndarray, ok: np.ndarray | None, mode: st
     y), remembering its answers (a curve kept by a SweepMemo is asked again).
 
     ``r``: the curve's Result, over the points ``x``; ``lx``: its plottable points'
-    log10 x, and ``ok`` which points those are (None: all of them)."""
+    log10 x, and ``ok`` which points those are (None: all of them).  A curve whose
+    points are all plottable takes :func:`_crit_y_plain`, the others (and whatever that
+    turns away) :func:`_crit_y_arrays`: the same number either way.
+    """
     known: dict[float, float] = {}
 
     def crit_y(lc: float) -> float:
         v = known.get(lc)
         if v is None:
-            v = known[lc] = _crit_y(lc)
+            v = None if ok is not None else _crit_y_plain(r, x, lx, lc, mode)
+            if v is None:
+                v = _crit_y_arrays(r, x, lx, ok, mode, lc)
+            known[lc] = v
         return v
 
-    def _crit_y(lc: float) -> float:
-        tm = np.asarray(r.t_math, dtype=np.float64)
-        fl = np.asarray(r.flops, dtype=np.float64)
-        if tm.shape != x.shape:  # (a value that does not vary along the sweep)
-            tm = np.broadcast_to(tm, x.shape)
-        if fl.shape != x.shape:
-            fl = np.broadcast_to(fl, x.shape)
-        if ok is None:
-            # np.interp reads only the two points around lc: compute just those
-            j = min(max(int(lx.searchsorted(lc, side="right")) - 1, 0), lx.size - 2)
-            at, xp = slice(j, j + 2), lx[j:j + 2]
-        else:
-            at, xp = ok, lx
-        tm, fl = np.ascontiguousarray(tm[at]), np.ascontiguousarray(fl[at])
-        comp = np.log10(fl / tm) if mode == "flops" else np.log10(tm)
-        return float(np.interp(lc, xp, comp))
-
     return crit_y
+
+
+def _crit_y_arrays(r, x: np.ndarray, lx: np.ndarray, ok: np.ndarray | None, mode: str,
+                   lc: float) -> float:
+    """A curve's compute side at ``lc`` (log10 x), read off ``np.interp`` of its points:
+    the general path of :func:`_crit_y_of` (arguments as there)."""
+    tm = np.asarray(r.t_math, dtype=np.float64)
+    fl = np.asarray(r.flops, dtype=np.float64)
+    if tm.shape != x.shape:  # (a value that does not vary along the sweep)
+        tm = np.broadcast_to(tm, x.shape)
+    if fl.shape != x.shape:
+        fl = np.broadcast_to(fl, x.shape)
+    if ok is None:
+        # np.interp reads only the two points around lc: compute just those
+        j = min(max(int(lx.searchsorted(lc, side="right")) - 1, 0), lx.size - 2)
+        at, xp = slice(j, j + 2), lx[j:j + 2]
+    else:
+        at, xp = ok, lx
+    tm, fl = np.ascontiguousarray(tm[at]), np.ascontiguousarray(fl[at])
+    comp = np.log10(fl / tm) if mode == "flops" else np.log10(tm)
+    return float(np.interp(lc, xp, comp))
+
+
+def _two(a, shape: tuple, j: int) -> tuple[float, float] | None:
+    """Points ``j`` and ``j + 1`` of a Result field over the sweep's ``shape`` as Python
+    floats (a 0-d field: its value twice), or None for a field of another form."""
+    if type(a) is np.ndarray and a.dtype == np.float64:
+        if a.shape == shape:
+            return a.item(j), a.item(j + 1)
+        if a.ndim == 0:
+            v = a.item()
+            return v, v
+    return None
+
+
+def _crit_y_plain(r, x: np.ndarray, lx: np.ndarray, lc: float, mode: str) -> float | None:
+    """:func:`_crit_y_arrays` of a curve whose points are all plottable, in Python floats
+    and two numpy ``log10`` of scalars; None where that is not the same arithmetic.
+
+    Why: the general path is ~10 numpy calls on two-element slices (asarray,
+    broadcast_to, searchsorted, ascontiguousarray, log10, interp ...): an edit of the
+    busy sweep asks it for 8 markers, ~30 us each inside the edit (~240 us of a ~2.5 ms
+    geometry stage); this is one searchsorted, four ``item`` and two scalar ``log10``.
+
+    The same numbers: a Python float division is the IEEE double division numpy does
+    (so ``fl / tm`` is the array path's quotient), ``log10`` stays numpy's (its SIMD
+    ``log10`` is not libm's ``math.log10``, which differs in the last bit for ~0.5 % of
+    values on an AVX-512 machine), and the interpolation between the two points is
+    numpy's own arithmetic (``numpy/_core/src/multiarray/compiled_base.c``,
+    ``arr_interp``): the left point's value at or left of it, the right point's at or
+    right of it, else ``slope * (lc - x0) + y0`` with ``slope = (y1 - y0) / (x1 - x0)``.
+    That last expression is one rounding per operation only where numpy was not built
+    to fuse it into a multiply-add: :func:`_interp_is_plain` checks that once.  Turned
+    away (None): a quotient or log that is not finite and positive-finite (numpy's inf,
+    NaN, warnings), points that do not rise, a field of another shape or dtype, a NaN.
+    """
+    n = lx.size
+    if n < 2 or lx.shape != x.shape or not _interp_is_plain():
+        return None
+    j = min(max(int(lx.searchsorted(lc, side="right")) - 1, 0), n - 2)
+    x0, x1 = lx.item(j), lx.item(j + 1)
+    tm = _two(r.t_math, x.shape, j)
+    if tm is None:
+        return None
+    if mode == "flops":
+        fl = _two(r.flops, x.shape, j)
+        if fl is None or not (tm[0] > 0.0 and tm[1] > 0.0):
+            return None
+        q0, q1 = fl[0] / tm[0], fl[1] / tm[1]
+    else:
+        q0, q1 = tm
+    if not (0.0 < q0 < math.inf and 0.0 < q1 < math.inf and x0 < x1 and lc == lc):
+        return None
+    y0 = float(_log10(np.float64(q0)))
+    y1 = float(_log10(np.float64(q1)))
+    if lc >= x1:  # (right of the last point: its value; at it: its value too)
+        return y1
+    if lc <= x0:  # (left of the first point: its value; at it: its value too)
+        return y0
+    slope = (y1 - y0) / (x1 - x0)
+    y = slope * (lc - x0) + y0
+    return y if y == y else None  # (numpy retries a NaN from the other end)
+
+
+_log10 = np.log10
+#: whether np.interp's ``slope * (x - x0) + y0`` rounds each operation (see
+#: :func:`_interp_is_plain`); None until asked
+_PLAIN_INTERP: bool | None = None
+
+
+def _interp_is_plain() -> bool:
+    """Whether ``np.interp`` between two points gives, here, what Python's doubles give
+    for its formula (:func:`_crit_y_plain`).
+
+    A compiler may fuse numpy's ``slope * (x - x0) + y0`` into one multiply-add (one
+    rounding, not two): x86-64 wheels are built without FMA, clang on arm64 contracts
+    by default.  A fused result differs from the two-rounding one for a good share of
+    random inputs, so 4 × 64 of them tell which this numpy does (once, ~0.1 ms).
+    """
+    global _PLAIN_INTERP
+    if _PLAIN_INTERP is None:
+        rng = np.random.default_rng(20240607)
+        same = True
+        for _ in range(4):
+            x0, x1 = np.sort(rng.uniform(-3.0, 6.0, 2)).tolist()
+            y0, y1 = rng.uniform(-20.0, 20.0, 2).tolist()
+            at = rng.uniform(x0, x1, 64)
+            want = np.interp(at, [x0, x1], [y0, y1]).tolist()
+            slope = (y1 - y0) / (x1 - x0)
+            got = [slope * (v - x0) + y0 if x0 < v < x1 else np.interp(v, [x0, x1], [y0, y1])
+                   for v in at.tolist()]
+            same = same and x0 < x1 and got == want
+        _PLAIN_INTERP = same
+    return _PLAIN_INTERP
 
 
 class SweepMemo:
@@ -346,9 +485,9 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
         if last is not None and last[0] == sig and crit != 0:  # (== does not tell 0.0 from -0.0)
             line = last[1]
         else:
-            line = SweepLine(c.op_index, c.phase, c.chip.id, full, label_op, chip_label,
-                             colour, dash, lx, ly, crit, cx, cy, clabel,
-                             legend, tip, shown, draw_x, draw_y)
+            line = _sweep_line((c.op_index, c.phase, c.chip.id, full, label_op, chip_label,
+                                colour, dash, lx, ly, crit, cx, cy, clabel,
+                                legend, tip, shown, draw_x, draw_y))
             kept["line"] = (sig, line)
         lines.append(line)
         if lx.size:
@@ -356,7 +495,7 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
             xs += [lo, hi]
             y_range = kept.get("y")
             if y_range is None:
-                y_range = kept["y"] = (float(ly.min()), float(ly.max()))
+                y_range = kept["y"] = logs.y_range(ly)
             ys += y_range
     if xs:
         x0, x1 = min(xs), max(xs)
@@ -391,7 +530,6 @@ def dedupe_critical_labels(lines: Sequence[SweepLine], tol: float = 1e-9) -> lis
 
 
 def _dim_title(curves, dim: str) -> str:
-    from .ops import OP_KINDS
     for c in curves:
         k = OP_KINDS.get(c.op.kind)
         if k is not None:
