@@ -28,11 +28,12 @@ _UNUSUAL = (_F.ItemClipsToShape | _F.ItemClipsChildrenToShape | _F.ItemIgnoresTr
 class Picture(QtWidgets.QGraphicsEffect):
     """A graphics effect that draws its item and the item's children from a kept picture.
 
-    **Exact.**  The picture is an image the size of the screen's view.  It is drawn at the
-    view's own coordinates: each item through its own screen transform, fractions of a
-    pixel included, under the same clip.  An image moved by whole pixels would round the
-    items' edges anew (809.5 is not 218.5 in floating point): a frame or a line end would
-    be a pixel off.  Only the items' rectangle is cleared, drawn and blitted.  What the
+    **Exact.**  The picture is an image from the view's corner to the items' far corner
+    (at most the view's size), drawn at the view's own coordinates: each item through its
+    own screen transform, fractions of a pixel included, under the same clip.  An image
+    moved by whole pixels would round the items' edges anew (809.5 is not 218.5 in
+    floating point): a frame or a line end would be a pixel off.  Only the items'
+    rectangle is cleared, drawn and blitted.  What the
     screen then shows differs from the items drawn directly only by the rounding a
     composited picture adds (a step or two in 255: see
     ``tests/gui/gui_helpers.assert_same_picture``).
@@ -167,7 +168,9 @@ class Picture(QtWidgets.QGraphicsEffect):
         if r.isEmpty():
             self._image = None
             return
-        w, h = max(1, math.ceil(size.width() * dpr)), max(1, math.ceil(size.height() * dpr))
+        # (from the view's corner to the items' far corner: the view's coordinates, and
+        # no more pixels than that; the image is kept while that size holds)
+        w, h = math.ceil((r.x() + r.width()) * dpr), math.ceil((r.y() + r.height()) * dpr)
         img = self._image
         if img is None or (img.width(), img.height()) != (w, h) \
                 or img.devicePixelRatio() != dpr:
