@@ -249,6 +249,8 @@ def test_curves_in_one_batch_are_each_curve_on_its_own(n, rows, seed, bad, mode)
         want = [logs._one(c, logs._of_x(x), np.asarray(block[r]), mode) for r, c in enumerate(cs)]
     for (lx, ly, fy), (wx, wy, wfy) in zip(got, want):
         assert lx.tobytes() == wx.tobytes() and ly.tobytes() == wy.tobytes()
+        if ly.size:  # (y ranges found for the whole batch: each curve's own min and max)
+            assert [_bits(v) for v in logs.y_range(ly)] == [_bits(ly.min()), _bits(ly.max())]
         if lx.size >= 2:
             for lc in (float(lx[0]), float(lx[-1]), float(lx[lx.size // 2]) + 1e-3,
                        float(rng.uniform(lx[0], lx[-1]))):

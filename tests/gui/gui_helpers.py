@@ -107,3 +107,15 @@ def label_changes() -> list:
         lambda lab: lab.setAnchor((0.5, 3.05)),
         lambda lab: lab.setPos(0.1, 0.9),
     ]
+
+
+def show_sweep(pair, sc, cat):
+    """Feed each sweep plot of ``pair`` the sweep of ``sc`` and place its legend now (on
+    screen the legend is placed after the plot's paint); return the curves."""
+    from roofgui.model.scenario import sweep_scenario
+
+    curves, _ = sweep_scenario(sc, cat)
+    for w in pair:
+        w.update_from(sc, curves)
+        w.flush_legend()
+    return curves

@@ -18,6 +18,7 @@ from roofgui.gui.style import SCREEN_DARK
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
+from gui_helpers import show_sweep as show
 
 
 def scenario():
@@ -28,14 +29,6 @@ def scenario():
 def pair(qtbot):
     """A plot drawing through canvases (as the window's) and a plain one (as an export's)."""
     return cached_and_plain(qtbot, SweepPlot)
-
-
-def show(pair, sc, cat):
-    curves, _ = sweep_scenario(sc, cat)
-    for w in pair:
-        w.update_from(sc, curves)
-        w.flush_legend()  # (on screen the legend is placed after the plot's paint)
-    return curves
 
 
 def fresh_plain(qtbot, cached, sc, curves):

@@ -17,19 +17,12 @@ from roofgui.gui.plots import RooflinePlot, SweepPlot
 from roofgui.gui.style import SCREEN_DARK
 from roofgui.model.scenario import SweepSpec, evaluate_scenario, sweep_scenario
 
-from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
+from gui_helpers import assert_same_picture, cached_and_plain, pixels, show_sweep, three_ops
 
 
 @pytest.fixture
 def sweeps(qtbot):
     return cached_and_plain(qtbot, SweepPlot)
-
-
-def show_sweep(pair, sc, cat):
-    curves, _ = sweep_scenario(sc, cat)
-    for w in pair:
-        w.update_from(sc, curves)
-        w.flush_legend()
 
 
 def test_only_the_window_plots_legend_has_a_picture(sweeps):
