@@ -13,8 +13,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
 from .label import _Label
-from .picture import Picture
 from .label_layer import LabelLayer, LayerLabel
+from .picture import Picture
 from .style import SCREEN_LIGHT, PlotStyle
 from .plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _font, _pen,
                          _qcolor, _Sample, _Scatter, _text_px)
