@@ -30,21 +30,22 @@ class Picture(QtWidgets.QGraphicsEffect):
 
     **Exact.**  The picture is an image from the view's corner to the items' far corner
     (at most the view's size), drawn at the view's own coordinates: each item through its
-    own screen transform, fractions of a pixel included, under the same clip.  An image
-    moved by whole pixels would round the items' edges anew (809.5 is not 218.5 in
-    floating point): a frame or a line end would be a pixel off.  Only the items'
-    rectangle is cleared, drawn and blitted.  What the
-    screen then shows differs from the items drawn directly only by the rounding a
-    composited picture adds (a step or two in 255: see
-    ``tests/gui/gui_helpers.assert_same_picture``).
+    own screen transform, fractions of a pixel included.  An image moved by whole pixels
+    would round the items' edges anew (809.5 is not 218.5 in floating point): a frame or
+    a line end would be a pixel off.  Only the items' rectangle is cleared, drawn and
+    blitted, whole and unclipped: the painter's clip (the view's edges, the region being
+    repainted) clips the blit as it would have clipped the items.  What the screen then
+    shows differs from the items drawn directly only by the rounding a composited
+    picture adds (a step or two in 255: see ``tests/gui/gui_helpers.assert_same_picture``).
 
     **Drawn again** when one of the items changes, or when the items' place on the screen,
-    the view's size, pixel ratio or the clip change.  Qt keeps its own picture of an
-    effect's items and drops it in ``QGraphicsItem::update`` of any of them.  Its key
-    (``sourcePixmap().cacheKey()``) therefore tells that they changed, before the paint:
-    ``sourceChanged`` comes an event-loop pass later, after a ``grab``.  Qt's picture
-    itself is not shown.  It is drawn at coordinates moved by whole pixels, so it has the
-    rounding above; and it costs one extra drawing per change of the legend.
+    the view's size or its pixel ratio change; not for a repaint of another region.  Qt
+    keeps its own picture of an effect's items and drops it in ``QGraphicsItem::update``
+    of any of them.  Its key (``sourcePixmap().cacheKey()``) therefore tells that they
+    changed, before the paint: ``sourceChanged`` comes an event-loop pass later, after a
+    ``grab``.  Qt's picture itself is not shown.  It is drawn at coordinates moved by
+    whole pixels, so it has the rounding above; and it costs one extra drawing per change
+    of the legend.
 
     **Not used** (the items draw themselves, as without the effect) for:
     - a painter that is not Qt's raster engine on a widget (an export, a printer);
@@ -98,12 +99,11 @@ class Picture(QtWidgets.QGraphicsEffect):
             return False
         dpr = dev.devicePixelRatioF()
         size = dev.size()
-        clip = tr.mapRect(painter.clipBoundingRect()) if painter.hasClipping() \
-            else QtCore.QRectF(0.0, 0.0, size.width(), size.height())
         box = self.sourceBoundingRect(_DEVICE)
         key = self.sourcePixmap(_DEVICE, self._qt_at, _NO_PAD).cacheKey()
-        sig = (key, tr.dx(), tr.dy(), size.width(), size.height(), dpr, clip.getRect(),
-               box.getRect())
+        # (not the painter's clip: a repaint of a small region, the readout's under the
+        # mouse, say, clips the blit as it would have clipped the items)
+        sig = (key, tr.dx(), tr.dy(), size.width(), size.height(), dpr, box.getRect())
         if sig != self._sig or self._image is None:
             # (the items are looked at only now: Qt's key changes when one of them moves,
             # shows, hides or changes; a walk over the ~37 items, PySide's flag arithmetic
@@ -112,7 +112,7 @@ class Picture(QtWidgets.QGraphicsEffect):
             if tree is None:
                 self._sig = None
                 return False
-            self._render(tree, tr, painter.renderHints(), clip, dpr, size, box, dev)
+            self._render(tree, tr, painter.renderHints(), dpr, size, box, dev)
             self._sig = sig
         if self._image is not None:
             r = QtCore.QRectF(self._rect)  # (logical pixels; the image's: dpr times as many)
@@ -162,7 +162,7 @@ class Picture(QtWidgets.QGraphicsEffect):
             it.paint(p, opt, widget)
             p.restore()
 
-    def _render(self, tree, tr, hints, clip, dpr, size, box, widget) -> None:
+    def _render(self, tree, tr, hints, dpr, size, box, widget) -> None:
         r = box.adjusted(-2.0, -2.0, 2.0, 2.0).toAlignedRect()  # (antialiased edges)
         r &= QtCore.QRect(0, 0, size.width(), size.height())
         if r.isEmpty():
@@ -181,7 +181,7 @@ class Picture(QtWidgets.QGraphicsEffect):
             ip.setCompositionMode(QtGui.QPainter.CompositionMode.CompositionMode_Source)
             ip.fillRect(r, QtCore.Qt.GlobalColor.transparent)
             ip.setCompositionMode(QtGui.QPainter.CompositionMode.CompositionMode_SourceOver)
-            ip.setClipRect(clip.intersected(QtCore.QRectF(r)))
+            ip.setClipRect(r)
             ip.setRenderHints(hints)  # (the screen painter's: each item starts from them)
             self._paint_tree(ip, tree, tr, widget)
         finally:

@@ -57,9 +57,27 @@ def test_an_edit_that_leaves_the_legend_alone_blits_the_same_picture(sweeps, shi
     assert kept == [True] and pic.renders == before
 
 
+def test_a_repaint_of_part_of_the_legend_blits_the_same_picture(sweeps, shipped):
+    """A repaint of a small region (the readout under the mouse, say) clips the blit: it
+    draws no new picture, before or after, and the plot still shows what a plain one
+    shows."""
+    cached, plain = sweeps
+    show_sweep(sweeps, three_ops(sweep=SweepSpec("B", 1, 65536, 800)), shipped)
+    pixels(cached)
+    pic = cached.legend_picture
+    before = pic.renders
+    r = cached.mapFromScene(cached.legend.sceneBoundingRect()).boundingRect()
+    for part in (QtCore.QRect(r.left() - 5, r.top() + 7, 40, 25),
+                 QtCore.QRect(r.center().x(), r.center().y(), 300, 300)):
+        cached.viewport().repaint(part)
+    cached.viewport().repaint()
+    assert pic.renders == before
+    assert_same_picture(cached, plain)
+
+
 @pytest.mark.parametrize("change", [
     "brush", "text", "entries", "style", "moved by a fraction", "moved by whole pixels",
-    "resized",
+    "half outside the view", "resized",
 ])
 def test_the_picture_follows_every_change_of_the_legend_at_once(sweeps, shipped, change):
     cached, plain = sweeps
@@ -85,6 +103,8 @@ def test_the_picture_follows_every_change_of_the_legend_at_once(sweeps, shipped,
             lg.setOffset((40.4, 32.7))
         elif change == "moved by whole pixels":
             lg.setOffset((40.0, 30.0))
+        elif change == "half outside the view":  # (the view box clips it)
+            lg.setOffset((w.vb.width() - 90.3, w.vb.height() - 40.6))
         elif change == "resized":
             w.resize(700, 460)
     # read straight away: no event-loop pass between the change and the paint
