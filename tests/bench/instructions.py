@@ -13,7 +13,9 @@ and teardown cancelled out.  Repeated runs agree to within about 1.5 %.
 What is counted is the plot's work for an edit: the keystroke, the model, the plot's
 items, its paint and what the plot does after it (the sweep's legend placement).  The
 panels around the plot (results, chips, op bounds), which follow the plot's paint and
-are outside part 2's figure, are left out (``--panels`` counts them too).
+are outside part 2's figure, are left out (``--panels`` counts them too).  ``--paint``
+counts the plot's paints alone (callgrind's ``--toggle-collect`` on
+``QGraphicsView::paintEvent``): the stage the keystroke's other work cannot blur.
 
 With ``--rev REV``, ``REV`` is checked out into a temporary git worktree and counted the
 same way, beside this tree: a change measured in instructions, not minutes of a noisy
@@ -86,13 +88,16 @@ def _child(view: str, edits: int, panels: bool) -> None:
     os._exit(0)
 
 
-def count(tree: Path, view: str, edits: int, panels: bool) -> int:
-    """Instructions of a whole child run (callgrind's total)."""
+def count(tree: Path, view: str, edits: int, panels: bool, paint: bool = False) -> int:
+    """Instructions of a whole child run (callgrind's total; with ``paint``, those inside
+    the graphics views' paint events alone)."""
     with tempfile.TemporaryDirectory(prefix="roofgui-cg-") as d:
         env = dict(os.environ, ROOFGUI_TREE=str(tree))
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out",
-               sys.executable, str(Path(__file__).resolve()), "--child", view, str(edits)]
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out"]
+        if paint:
+            cmd.append("--toggle-collect=QGraphicsView::paintEvent*")
+        cmd += [sys.executable, str(Path(__file__).resolve()), "--child", view, str(edits)]
         if panels:
             cmd.append("--panels")
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=7200)
@@ -103,11 +108,13 @@ def count(tree: Path, view: str, edits: int, panels: bool) -> int:
         return int(m.group(1).replace(",", ""))
 
 
-def per_edit(tree: Path, views, panels: bool, jobs: int) -> dict[str, float]:
+def per_edit(tree: Path, views, panels: bool, jobs: int,
+             paint: bool = False) -> dict[str, float]:
     """Instructions of one edit per view: (count(MANY) - count(FEW)) / (MANY - FEW)."""
     runs = [(v, n) for v in views for n in (FEW, MANY)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        got = dict(zip(runs, pool.map(lambda r: count(tree, r[0], r[1], panels), runs)))
+        got = dict(zip(runs, pool.map(lambda r: count(tree, r[0], r[1], panels, paint),
+                                      runs)))
     return {v: (got[(v, MANY)] - got[(v, FEW)]) / (MANY - FEW) for v in views}
 
 
@@ -120,6 +127,8 @@ def main() -> None:
     p.add_argument("--views", default=",".join(VIEWS), help="roofline,sweep (default both)")
     p.add_argument("--panels", action="store_true",
                    help="count the panels' update after the plot's paint too")
+    p.add_argument("--paint", action="store_true",
+                   help="count the plot's paints alone (QGraphicsView::paintEvent)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="valgrind runs at once (default: one per CPU)")
     args = p.parse_args()
@@ -129,6 +138,8 @@ def main() -> None:
     if subprocess.run(["valgrind", "--version"], capture_output=True).returncode != 0:
         raise SystemExit("needs valgrind (Debian: apt install valgrind)")
     what = "plot and panels" if args.panels else "the plot's work, panels left out"
+    if args.paint:
+        what = "the graphics views' paints alone"
     sides: list[tuple[str, dict[str, float]]] = []
     if args.rev:
         sha = subprocess.run(["git", "rev-parse", "--verify", args.rev + "^{commit}"],
@@ -140,11 +151,11 @@ def main() -> None:
             subprocess.run(["git", "worktree", "add", "--detach", str(tree),
                             sha.stdout.strip()], cwd=ROOT, check=True, capture_output=True)
             try:
-                sides.append((args.rev, per_edit(tree, views, args.panels, args.jobs)))
+                sides.append((args.rev, per_edit(tree, views, args.panels, args.jobs, args.paint)))
             finally:
                 subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT,
                                capture_output=True)
-    sides.append(("this tree", per_edit(ROOT, views, args.panels, args.jobs)))
+    sides.append(("this tree", per_edit(ROOT, views, args.panels, args.jobs, args.paint)))
     print(f"Instructions per edit ({what}; {MANY} edits less {FEW}, over {MANY - FEW})")
     print()
     head = " | ".join(name for name, _ in sides)
