@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -614,8 +615,12 @@ def _frozen(values: list[float]) -> np.ndarray:
 
 #: points by analysis: the model hands back the same analysis object for an op it did not
 #: re-evaluate, so an edit builds only the edited op's points (the others are the same
-#: objects as before, which the plot skips by identity)
-_POINTS: dict[tuple[int, int, str], tuple[object, tuple, Point | None]] = {}
+#: objects as before, which the plot skips by identity).  The least recently used go
+#: first once :data:`_POINTS_SIZE` are kept: the memo used to be emptied whole when full,
+#: and an edit that filled it lost the other ops' points half-way (they were built anew,
+#: and the plot redrew them).
+_POINTS: "OrderedDict[tuple[int, int, str], tuple[object, tuple, Point | None]]" = OrderedDict()
+_POINTS_SIZE = 1024
 
 
 def _point(e, colour: int) -> Point | None:
@@ -625,6 +630,7 @@ def _point(e, colour: int) -> Point | None:
     want = (e.chip_id, e.label, colour)
     hit = _POINTS.get(mkey)
     if hit is not None and hit[0] is a and hit[1] == want:
+        _POINTS.move_to_end(mkey)
         return hit[2]
     r = a.result
     x, y = float(r.intensity), float(r.attainable_flops)
@@ -635,9 +641,10 @@ def _point(e, colour: int) -> Point | None:
         net_x = math.log10(ni) if float(r.net_bytes) > 0 and 0 < ni < math.inf else None
         p = Point(e.op_index, e.phase, e.chip_id, want[1], math.log10(x), math.log10(y),
                   bound, BOUND_SYMBOLS[bound], colour, point_tooltip(e), net_x)
-    if len(_POINTS) > 1024:
-        _POINTS.clear()
     _POINTS[mkey] = (a, want, p)  # (holds the analysis: its id stays its own)
+    _POINTS.move_to_end(mkey)  # (an entry replaced is one used)
+    while len(_POINTS) > _POINTS_SIZE:
+        _POINTS.popitem(last=False)
     return p
 
 

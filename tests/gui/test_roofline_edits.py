@@ -190,6 +190,29 @@ def test_an_edit_of_one_op_touches_only_that_ops_items(qtbot, cat, monkeypatch):
     assert "_layout_ridge_labels" in calls and "_layout_region_labels" in calls
 
 
+def test_a_full_points_memo_still_keeps_the_points_of_the_ops_an_edit_leaves_alone(
+        qtbot, cat):
+    """The memo of points, full of other plots' points when an edit comes, drops the least
+    recently used: the ops the edit leaves alone keep their points (it used to be emptied
+    whole when full, half-way through such an edit)."""
+    sc = busy()
+    pd._POINTS.clear()
+    w = new_plot(qtbot)
+    show(w, sc, cat)
+    n = len(pd._POINTS)  # (the points one picture of the scenario holds)
+    pd._POINTS.clear()
+    for i in range(pd._POINTS_SIZE - n):  # other plots' points: full once these are shown
+        pd._POINTS[("other", i, "")] = (None, None, None)
+    w = new_plot(qtbot)
+    show(w, sc, cat)
+    g0 = w.geometry
+    assert len(pd._POINTS) == pd._POINTS_SIZE
+    show(w, with_b(sc, 0, 300), cat)
+    others = [(a, b) for a, b in zip(g0.points, w.geometry.points) if a.op_index != 0]
+    assert others and all(a is b for a, b in others)
+    assert len(pd._POINTS) == pd._POINTS_SIZE
+
+
 def test_the_models_memo_keeps_the_chips_and_stays_bounded(cat):
     sc = busy()
     ev = evaluate_scenario(sc, cat)
