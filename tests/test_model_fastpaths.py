@@ -223,3 +223,33 @@ def test_an_edit_through_the_shortcuts_draws_the_geometry_of_a_fresh_start(cat):
         want = sg.sweep_geometry(sc, curves, {})
         assert [_line_fields(a) for a in got.lines] == [_line_fields(b) for b in want.lines]
         assert got.fit == want.fit
+
+
+def test_the_windows_copied_scenario_gets_its_unchanged_ops_curves_and_lines_back(cat):
+    """The window copies its scenario at every edit (``document.copy_scenario``): the ops an
+    edit leaves alone are equal OpSpecs, not the same ones.  Their curves and lines are
+    handed back all the same, and the geometry is that of a fresh start."""
+    from roofgui.gui.document import copy_scenario
+
+    sc = _scenario(400)
+    memo = sg.SweepMemo()
+    curves, _ = scn.sweep_scenario(sc, cat)
+    first = sg.sweep_geometry(sc, curves, {}, memo=memo)
+    for d in (5000.0, 6000.0, 7001.0):
+        sc = copy_scenario(sc)
+        sc.ops[0].dims["D"] = d
+        again, _ = scn.sweep_scenario(sc, cat)
+        assert [a is b for a, b in zip(curves, again)] == [c.op_index != 0 for c in again]
+        got = sg.sweep_geometry(sc, again, {}, memo=memo)
+        assert [a is b for a, b in zip(first.lines, got.lines)] == \
+            [ln.op_index != 0 for ln in got.lines]
+        want = sg.sweep_geometry(sc, again, {})
+        assert [_line_fields(a) for a in got.lines] == [_line_fields(b) for b in want.lines]
+        assert got.fit == want.fit
+        curves, first = again, got
+    # a renamed op (equal but for its name) gets new curves' labels
+    sc = copy_scenario(sc)
+    sc.ops[1].name = "renamed"
+    again, _ = scn.sweep_scenario(sc, cat)
+    got = sg.sweep_geometry(sc, again, {}, memo=memo)
+    assert {ln.op_label for ln in got.lines if ln.op_index == 1} == {"renamed"}

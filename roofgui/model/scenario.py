@@ -667,7 +667,11 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
                 errors.append(f"{op.name}: {msg}" if chip_name is None
                               else f"{op.name} on {chip_name}: {msg}")
         hit = last.get((id(per_phase), i))
-        if hit is not None and hit[0] is per_phase and hit[1] is op and hit[2] is x:
+        # (the window copies its scenario at every edit: an op left alone is an equal
+        # OpSpec, not the same one; its curves, which hold the OpSpec of last time, give
+        # the same values)
+        if hit is not None and hit[0] is per_phase and hit[2] is x \
+                and (hit[1] is op or hit[1] == op):
             op_curves = hit[3]
         else:
             op_curves = [_frozen(SweepCurve, _CURVE_FIELDS, (i, op, phase, chip, x, res, crit))
@@ -679,8 +683,8 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
 
 
 #: The curves the last :func:`sweep_scenario` built, per op: ``(id(its sweep), op index)
-#: -> (sweep, op, x, curves)``.  An op whose sweep, index, OpSpec object and points are
-#: those of last time has the same curves (frozen, every field the same object): they
+#: -> (sweep, op, x, curves)``.  An op whose sweep, index and points are those of last
+#: time, and whose OpSpec is that one or an equal one, has the same curves (frozen): they
 #: are handed out again rather than built anew (the busy sweep's edit leaves 3 ops of 4
 #: alone: 24 curves, ~40 us).  Holds the last call's ops only, so it keeps no sweep the
 #: sweep cache has dropped for longer than one call.
