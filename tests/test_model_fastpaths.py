@@ -29,22 +29,10 @@ def cat():
 # -- the critical marker's y in Python floats ----------------------------------------
 
 def _old_crit_y(r, x, lx, ok, mode, lc):
-    """The marker's y as sweepgeom worked it out before the plain path (verbatim)."""
-    tm = np.asarray(r.t_math, dtype=np.float64)
-    fl = np.asarray(r.flops, dtype=np.float64)
-    if tm.shape != x.shape:
-        tm = np.broadcast_to(tm, x.shape)
-    if fl.shape != x.shape:
-        fl = np.broadcast_to(fl, x.shape)
-    if ok is None:
-        j = min(max(int(lx.searchsorted(lc, side="right")) - 1, 0), lx.size - 2)
-        at, xp = slice(j, j + 2), lx[j:j + 2]
-    else:
-        at, xp = ok, lx
-    tm, fl = np.ascontiguousarray(tm[at]), np.ascontiguousarray(fl[at])
+    """The marker's y as the array path works it out (what sweepgeom did before the plain
+    path, kept as its general path)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        comp = np.log10(fl / tm) if mode == "flops" else np.log10(tm)
-    return float(np.interp(lc, xp, comp))
+        return sg._crit_y_arrays(r, x, lx, ok, mode, lc)
 
 
 _odd = [0.0, -0.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, 1e-308, 1e308]

@@ -443,7 +443,8 @@ class _LogPlot(pg.PlotWidget):
     def _bottom_clearance(self, left: float, right: float) -> float:
         """Pixels to lift a bottom-corner legend so it clears the x-axis labels below it:
         whole pixels (rounded up), so that as it follows the labels it moves by whole
-        pixels."""
+        pixels: its texts and frame keep their places within the pixels and do not
+        shimmer from one edit to the next."""
         bottom = self.vb.sceneBoundingRect().bottom()
         lift = 0.0
         for lab in self._bottom_labels():
