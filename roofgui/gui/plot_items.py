@@ -257,8 +257,13 @@ class _Scatter(pg.ScatterPlotItem):
                 self.updateSpots(d)
                 self._look = look
             # (bounds, _br and invalidate's picture: written to the item's __dict__ at once,
-            # not set one by one through the Qt object, ~0.5 us apiece)
-            self.__dict__.update(bounds=[None, None], _br=None)
+            # not set one by one through the Qt object, ~0.5 us apiece; the bounds as
+            # pyqtgraph's dataBounds works them out, not left for it: its nanmin and nanmax,
+            # ~30 us, ran in Qt's pass over the changed items before the paint)
+            pad = self._maxSpotWidth * 0.7072
+            self.__dict__.update(bounds=[_nan_span(d["x"].tolist(), pad),
+                                         _nan_span(d["y"].tolist(), pad)],
+                                 _br=None, _xy_rev=self._xy_rev + 1)
             self.informViewBoundsChanged()
             self.__dict__["picture"] = None  # (invalidate)
             self.update()
@@ -271,25 +276,28 @@ class _Scatter(pg.ScatterPlotItem):
     _blit_data = None
     _blit_key = None
     _blit_list: list = []
+    #: counts set_spots' moves of the spots in place (the same record array, new x and y)
+    _xy_rev = 0
 
     def _blits(self, widget) -> list | None:
         """Per spot ``(x, y, shown, w, h, source rect)`` for blitting from the atlas, as Python
         objects kept until the spots, their atlas places or the pixel ratio change (reading
         numpy records per spot and paint cost ~20 us a spot); None when pyqtgraph's own
-        path must run (a symbol to render first)."""
+        path must run (a symbol to render first).  The spots' places are known unchanged
+        by their record array (setData makes a new one) and set_spots' count of moves."""
         d = self.data
         atlas = self.fragmentAtlas
         dpr = widget.devicePixelRatioF() if widget is not None else atlas.devicePixelRatio()
         src = d["sourceRect"]
-        key = (dpr, atlas.devicePixelRatio(), src.tobytes(), d["x"].tobytes(), d["y"].tobytes(),
-               d["visible"].tobytes())
+        key = (dpr, atlas.devicePixelRatio(), src.tobytes(), d["visible"].tobytes(),
+               self._xy_rev)
         if self._blit_data is d and self._blit_key == key:
             return self._blit_list
         if dpr != atlas.devicePixelRatio() or not np.all(src["w"] > 0):
             return None
-        self._blit_list = [(float(x), float(y), bool(v), int(sw) / dpr, int(sh) / dpr,
-                            QtCore.QRectF(int(sx), int(sy), int(sw), int(sh)))
-                           for x, y, v, (sx, sy, sw, sh) in zip(d["x"], d["y"], d["visible"],
+        self._blit_list = [(x, y, bool(v), sw / dpr, sh / dpr, QtCore.QRectF(sx, sy, sw, sh))
+                           for x, y, v, (sx, sy, sw, sh) in zip(d["x"].tolist(), d["y"].tolist(),
+                                                               d["visible"].tolist(),
                                                                src.tolist())]
         self._blit_data, self._blit_key = d, key
         return self._blit_list
@@ -347,6 +355,16 @@ class _Scatter(pg.ScatterPlotItem):
                 p.resetTransform()
                 p.translate(q)
                 drawSymbol(p, symbol, size, pen, brush)
+
+
+def _nan_span(values: list[float], pad: float) -> tuple[float, float]:
+    """``(nanmin - pad, nanmax + pad)`` of ``values`` (Python floats), as pyqtgraph's
+    ``ScatterPlotItem.dataBounds`` works a scatter's bounds out with numpy; NaN twice when
+    every value is NaN (numpy's answer, less its warning)."""
+    finite = [v for v in values if v == v]
+    if not finite:
+        return math.nan, math.nan
+    return min(finite) - pad, max(finite) + pad
 
 
 def _same(a, b) -> bool:

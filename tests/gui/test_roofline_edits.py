@@ -5,6 +5,7 @@ never timings)."""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pyqtgraph as pg
@@ -297,9 +298,11 @@ def test_a_scatters_kept_rectangle_is_pyqtgraphs_through_moves_zooms_and_resizes
 
     def check():
         w.grab()
-        got = item.boundingRect()
-        kept, item._px = item._px, None  # (pyqtgraph's, its pixel worked out now)
+        got, bounds = item.boundingRect(), list(item.bounds)
+        # (pyqtgraph's, its pixel and its data's bounds, which set_spots sets, worked out now)
+        kept, item._px, item.bounds = item._px, None, [None, None]
         want = pg.ScatterPlotItem.boundingRect(item)
+        assert bounds == item.bounds  # (both axes worked out again by the line above)
         item._px = kept
         assert got.getRect() == pytest.approx(want.getRect(), rel=1e-12, abs=1e-12)
 
@@ -313,3 +316,12 @@ def test_a_scatters_kept_rectangle_is_pyqtgraphs_through_moves_zooms_and_resizes
     check()
     item.set_spots([0.5, 2.5], [0.2, 3.5], ["a", "b"], ["o", "o"], pen, brush, 25)  # bigger
     check()
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (numpy's all-NaN warning)
+        item.set_spots([np.nan, 2.75], [1.5, np.nan], ["a", "b"], ["o", "o"], pen, brush, 25)
+        check()  # (NaN places left out of the bounds, as nanmin and nanmax leave them)
+    # spots sized in data units (not pixels): their bounds reach half a spot further
+    item.setPxMode(False)
+    for x in ([0.5, 2.5], [0.75, 2.0]):  # (the second takes set_spots' short path)
+        item.set_spots(x, [0.2, 3.5], ["a", "b"], ["o", "o"], pen, brush, 0.25)
+        check()
