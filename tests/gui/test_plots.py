@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from roofgui.gui.plots import RooflinePlot, SweepPlot
 from roofgui.gui.style import SCREEN_DARK, SCREEN_LIGHT, SLIDE, PlotStyle, screen_style
@@ -749,16 +749,20 @@ def test_on_screen_the_rooflines_legend_corner_is_chosen_after_the_paint(qtbot, 
 def test_a_window_plot_with_an_opaque_background_paints_without_qts_fill_and_looks_the_same(
         qtbot, cls):
     """On screen an opaque plot paints every pixel of its viewport itself, so Qt does not
-    fill it first (WA_OpaquePaintEvent); a transparent style, and an export's plot, keep
-    Qt's fill.  The pictures are the same as with Qt's fill, a partial repaint's too."""
+    fill it first (WA_OpaquePaintEvent), and fills its background without a kept picture
+    of it (no CacheBackground); a transparent style, and an export's plot, keep Qt's fill
+    and pyqtgraph's picture.  The pictures are the same as with both, a partial
+    repaint's too."""
     import dataclasses
 
     from gui_helpers import pixels
 
     opaque = QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent
+    cache = QtWidgets.QGraphicsView.CacheModeFlag
     export = cls(style=SCREEN_DARK)
     qtbot.addWidget(export)
     assert not export.viewport().testAttribute(opaque)
+    assert export.cacheMode() == cache.CacheBackground
     plots = []
     for _ in range(2):
         w = cls(style=SCREEN_DARK)
@@ -770,12 +774,16 @@ def test_a_window_plot_with_an_opaque_background_paints_without_qts_fill_and_loo
         plots.append(w)
     window, filled = plots
     assert window.viewport().testAttribute(opaque)
+    assert window.cacheMode() == cache.CacheNone
     filled.viewport().setAttribute(opaque, False)  # (Qt fills it before each paint)
+    filled.setCacheMode(cache.CacheBackground)  # (and the view copies its kept background)
     assert np.array_equal(pixels(window), pixels(filled))
     for w in plots:
         w.readout.setText("B = 4096   1.2 PFLOP/s")  # (a small region repainted)
     assert np.array_equal(pixels(window), pixels(filled))
     window.set_style(dataclasses.replace(SCREEN_DARK, background="transparent"))
     assert not window.viewport().testAttribute(opaque)
+    assert window.cacheMode() == cache.CacheBackground
     window.set_style(SCREEN_LIGHT)
     assert window.viewport().testAttribute(opaque)
+    assert window.cacheMode() == cache.CacheNone
