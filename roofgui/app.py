@@ -410,10 +410,47 @@ def _import_model_first() -> None:
     from roofgui.model import catalog, llm, plotdata, report, scenario  # noqa: F401
 
 
+def _quicker_pyside_source_check() -> None:
+    """PySide6's look at each module imported after it, answered from the module's file.
+
+    Once imported, PySide6 asks of every module imported after it (pyqtgraph's ~130, the
+    window's ~40, and the standard library's that their imports name) whether its source
+    holds "PySide6" (``shibokensupport.feature._mod_uses_pyside``, for its ``__feature__``
+    switches), through ``inspect.getsource``: ~0.17 ms a module, ~43 ms of a start-up
+    before the first paint.  The same question about a module's ``.py`` file is answered
+    here from its bytes ("PySide6" is ASCII: in the text exactly when in the bytes of an
+    ASCII-compatible encoding), ~0.02 ms; a built-in module (no file) is answered no, as
+    PySide6 answers it; a module with another kind of file (a compiled extension, a
+    bundle's) gets PySide6's own answer.  Nothing is changed if PySide6 no longer has
+    that function (tests/test_app_startup.py checks the answers are PySide6's)."""
+    feature = sys.modules.get("shibokensupport.feature")
+    slow = getattr(feature, "_mod_uses_pyside", None)
+    if not callable(slow) or getattr(slow, "roofgui_quick", False):
+        return
+
+    def uses_pyside(module) -> bool:
+        path = getattr(module, "__file__", None)
+        if not path:  # (a built-in module: inspect.getsource raises TypeError, PySide6 says no)
+            return False
+        if isinstance(path, str) and path.endswith(".py"):
+            try:
+                with open(path, "rb") as f:
+                    return b"PySide6" in f.read()
+            except OSError:
+                pass
+        return slow(module)
+
+    uses_pyside.roofgui_quick = True
+    uses_pyside.pyside_own = slow
+    feature._mod_uses_pyside = uses_pyside
+
+
 def import_qt_problem() -> str | None:
     """Import Qt's GUI modules in a guarded way; the message to print if that fails."""
     try:
         from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401
+
+        _quicker_pyside_source_check()  # (before pyqtgraph and the window are imported)
     except ImportError as e:
         text = str(e)
         libs = sonames_in(text)

@@ -307,6 +307,44 @@ def test_qt_not_installed_message(monkeypatch):
     assert msg is not None and "PySide6" in msg and "reinstall" in msg.lower()
 
 
+def test_pysides_look_at_imported_modules_is_quicker_and_gives_pysides_answers(tmp_path,
+                                                                              monkeypatch):
+    """After the Qt import, PySide6's question of each later module ("does its source
+    name PySide6?") is answered from the module's file, with PySide6's own answers: for
+    every module loaded here, for a file naming PySide6 only in a comment, for one that
+    does not, and for a module whose file has gone (PySide6's own look then)."""
+    assert app_mod.import_qt_problem() is None
+    feature = sys.modules["shibokensupport.feature"]
+    quick = feature._mod_uses_pyside
+    assert quick.roofgui_quick
+    own = quick.pyside_own
+    app_mod._quicker_pyside_source_check()  # (again: still the one wrapper)
+    assert feature._mod_uses_pyside is quick
+    modules = [m for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)]
+    assert sum(isinstance(getattr(m, "__file__", None), str) for m in modules) > 300
+    got = [quick(m) for m in modules]
+    assert got == [own(m) for m in modules]
+    assert any(got) and not all(got)
+    for name, text in (("names_it", "# uses PySide6 somewhere\nx = 1\n"),
+                       ("does_not", "x = 'PySide' + '6'\n")):
+        path = tmp_path / f"{name}.py"
+        path.write_text(text, encoding="utf-8")
+        mod = types.ModuleType(name)
+        mod.__file__ = str(path)
+        assert quick(mod) == own(mod) == (name == "names_it")
+    gone = types.ModuleType("gone")
+    gone.__file__ = str(tmp_path / "gone.py")
+    assert quick(gone) is own(gone) is False
+    nameless = types.ModuleType("nameless")  # (no __file__, as a built-in module)
+    assert quick(nameless) is own(nameless) is False
+    nameless.__file__ = None
+    assert quick(nameless) is own(nameless) is False
+    assert quick(sys) is own(sys) is False
+    # a PySide6 without that function: nothing changed, nothing raised
+    monkeypatch.setitem(sys.modules, "shibokensupport.feature", types.SimpleNamespace())
+    app_mod._quicker_pyside_source_check()
+
+
 def test_startup_guard_diagnoses_what_qt_said(monkeypatch):
     """The messages Qt 6.11 emits before its qFatal, recorded from a real failing start."""
     monkeypatch.setattr(app_mod, "xcb_missing_libs", lambda: [])
