@@ -241,3 +241,43 @@ def test_the_windows_copied_scenario_gets_its_unchanged_ops_curves_and_lines_bac
     again, _ = scn.sweep_scenario(sc, cat)
     got = sg.sweep_geometry(sc, again, {}, memo=memo)
     assert {ln.op_label for ln in got.lines if ln.op_index == 1} == {"renamed"}
+
+
+@pytest.mark.parametrize("chips, points", [(8, 10_000), (3, 30_001), (2, 20_001), (5, 7_000)])
+@pytest.mark.parametrize("odd", ["", "flops", "bandwidth"])
+def test_a_large_sweep_taken_a_few_rows_at_a_time_is_the_whole_arrays_arithmetic(
+        monkeypatch, chips, points, odd):
+    """roofline() takes a large (chips, points) sweep a few rows at a time: every field is
+    the one it works out on the whole arrays, to the last bit (NaN where NaN), whether the
+    inputs are rows, (chips, 1) columns or one row for all, and with zero, negative,
+    infinite or NaN FLOPs among them; a zero bandwidth takes the whole-array path."""
+    from roofgui.model import roofline as rl
+
+    rng = np.random.default_rng(points + 7 * chips + len(odd))
+    b = np.exp(rng.uniform(0.0, 11.0, points))
+    flops = 2.0 * b * 8192.0 * 8192.0
+    hbm = b * 8192.0 * 2.0 + 8192.0 * 8192.0 * rng.choice([1.0, 2.0]) + b * 8192.0 * 2.0
+    hbm_rows = np.outer(rng.uniform(0.5, 2.0, chips), hbm)  # (chips, points)
+    peak = rng.uniform(1e14, 5e15, (chips, 1))
+    bw = rng.uniform(5e11, 8e12, (chips, 1))
+    link = np.zeros((chips, 1))
+    if odd == "flops":
+        flops[rng.choice(points, 5, replace=False)] = [0.0, -1.0, np.inf, np.nan, 1e-300]
+    if odd == "bandwidth":
+        bw[0, 0] = 0.0
+    for h in (hbm, hbm_rows, hbm[None, :]):
+        assert rl._row_step((chips, points), (flops, h, peak, bw)) is not None
+        assert rl._quotients_positive(h, bw) == (odd != "bandwidth")  # (rows at a time)
+        got = rl.roofline(flops, h, 0.0, peak, bw, link)
+        monkeypatch.setattr(rl, "_ROW_ELEMENTS", 10 ** 12)  # (all rows at once)
+        want = rl.roofline(flops, h, 0.0, peak, bw, link)
+        monkeypatch.undo()
+        for name in Result.__dataclass_fields__:
+            a, w = getattr(got, name), getattr(want, name)
+            assert a.shape == w.shape and a.dtype == w.dtype, name
+            assert np.array_equal(a, w, equal_nan=a.dtype.kind == "f"), name
+            assert not a.flags.writeable, name
+    # a small sweep (the window's 2,000 points) and other shapes: all rows at once
+    assert rl._row_step((8, 2_000), (flops[:2000], hbm[:2000], peak, bw)) is None
+    assert rl._row_step((points,), (flops, hbm, peak[0], bw[0])) is None
+    assert rl._row_step((2, chips, points), (flops, hbm, peak, bw)) is None

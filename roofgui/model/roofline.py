@@ -191,6 +191,32 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
     # each fault fresh pages in on every call (a sweep is most of its time there).
     block = np.empty((8 if any_sent else 7,) + shape)
     t_math, t_hbm, t_lower, t_upper, attainable, util, t_comms = (block[k, ...] for k in range(7))
+    step = None if any_sent else _row_step(shape, (flops, hbm_bytes, peak, hbm_bw))
+    if step is not None and _quotients_positive(hbm_bytes, hbm_bw):
+        # a large sweep, nothing sent, every T_hbm > 0: the same passes, a few chips' rows
+        # at a time (see _row_step); T_comms is T_hbm, as below
+        not_compute = np.empty(shape, dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for r in range(0, shape[0], step):
+                rows = slice(r, r + step)
+                f, h, pk, bw = (a[rows] if a.ndim == 2 and a.shape[0] > 1 else a
+                                for a in (flops, hbm_bytes, peak, hbm_bw))
+                tm, th, tl = t_math[rows], t_hbm[rows], t_lower[rows]
+                np.divide(f, pk, out=tm)
+                np.divide(h, bw, out=th)
+                np.maximum(tm, th, out=tl)
+                np.add(tm, th, out=t_upper[rows])
+                np.divide(f, tl, out=attainable[rows])
+                np.divide(tm, tl, out=util[rows])
+                np.greater_equal(tm, th, out=not_compute[rows])
+            intensity = flops / hbm_bytes
+            crit = peak / hbm_bw
+            linked = link_bw > 0
+            net_crit = np.where(linked, peak / np.where(linked, link_bw, 1.0), np.inf)
+        np.logical_not(not_compute, out=not_compute)
+        return _result(shape, block, not_compute, None, True, flops, hbm_bytes, net_bytes,
+                       peak, hbm_bw, link_bw, np.zeros(()), intensity, np.array(np.inf),
+                       crit, net_crit, False)
     with np.errstate(divide="ignore", invalid="ignore"):
         np.divide(flops, peak, out=t_math)
         np.divide(hbm_bytes, hbm_bw, out=t_hbm)
@@ -226,6 +252,15 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
         extra = not_compute & ~(t_hbm >= 0.0)
     else:
         extra = None
+    return _result(shape, block, not_compute, extra, shared, flops, hbm_bytes, net_bytes,
+                   peak, hbm_bw, link_bw, t_net, intensity, net_intensity, crit, net_crit,
+                   any_sent)
+
+
+def _result(shape, block, not_compute, extra, shared, flops, hbm_bytes, net_bytes, peak,
+            hbm_bw, link_bw, t_net, intensity, net_intensity, crit, net_crit,
+            any_sent) -> Result:
+    """The end of :func:`roofline`: the bound codes, and the Result of read-only arrays."""
     code = not_compute.view(np.int8)
     if extra is not None:
         code += extra
@@ -240,6 +275,28 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
                   t_math, t_hbm, b(t_net), t_comms, t_lower, t_upper,
                   b(intensity), b(net_intensity), b(crit), b(net_crit), attainable,
                   util, code.view())
+
+
+#: :func:`roofline` goes over a (chips, points) sweep this many elements (or fewer) at a
+#: time: whole chips' rows, ~160 KB an array, so that each pass finds the last one's
+#: results in the cache.  The busy sweep of 10,000 points × 8 chips, two rows at a time:
+#: its passes 548 -> 476 us on an Intel Xeon (2,000 points: all rows at once was fastest).
+_ROW_ELEMENTS = 20_000
+
+
+def _row_step(shape: tuple, arrays) -> int | None:
+    """How many rows :func:`roofline` takes at a time for the broadcast ``shape``, or None
+    for all at once: a 2-D shape of more than :data:`_ROW_ELEMENTS` elements whose inputs
+    are each a row (or a scalar) for every chip, or one row per chip."""
+    if len(shape) != 2 or shape[0] < 2:
+        return None
+    step = max(1, _ROW_ELEMENTS // max(shape[1], 1))
+    if step >= shape[0]:
+        return None
+    for a in arrays:
+        if a.ndim > 2 or (a.ndim == 2 and a.shape[0] not in (1, shape[0])):
+            return None
+    return step
 
 def _quotients_positive(num: np.ndarray, den: np.ndarray) -> bool:
     """Whether every ``num / den`` (as broadcast) is > 0, read off the extremes alone.
