@@ -298,6 +298,7 @@ def _row_step(shape: tuple, arrays) -> int | None:
             return None
     return step
 
+
 def _quotients_positive(num: np.ndarray, den: np.ndarray) -> bool:
     """Whether every ``num / den`` (as broadcast) is > 0, read off the extremes alone.
 
