@@ -268,7 +268,10 @@ def test_a_large_sweep_taken_a_few_rows_at_a_time_is_the_whole_arrays_arithmetic
     for h in (hbm, hbm_rows, hbm[None, :]):
         assert rl._row_step((chips, points), (flops, h, peak, bw)) is not None
         assert rl._quotients_positive(h, bw) == (odd != "bandwidth")  # (rows at a time)
+        shared = rl.helper_calls
         got = rl.roofline(flops, h, 0.0, peak, bw, link)
+        if odd != "bandwidth" and rl._cpus() >= 2:
+            assert rl.helper_calls == shared + 1  # (half the rows on the helper thread)
         monkeypatch.setattr(rl, "_ROW_ELEMENTS", 10 ** 12)  # (all rows at once)
         want = rl.roofline(flops, h, 0.0, peak, bw, link)
         monkeypatch.undo()
@@ -281,3 +284,32 @@ def test_a_large_sweep_taken_a_few_rows_at_a_time_is_the_whole_arrays_arithmetic
     assert rl._row_step((8, 2_000), (flops[:2000], hbm[:2000], peak, bw)) is None
     assert rl._row_step((points,), (flops, hbm, peak[0], bw[0])) is None
     assert rl._row_step((2, chips, points), (flops, hbm, peak, bw)) is None
+
+
+def test_a_large_sweep_without_a_helper_thread_takes_every_row_itself(monkeypatch):
+    """When the helper thread cannot be had (one CPU, or no new threads as the interpreter
+    shuts down) or has not started on its half when the caller is done with the other (a
+    busy machine), roofline() takes all the rows itself, with the same results."""
+    from roofgui.model import roofline as rl
+
+    rng = np.random.default_rng(11)
+    flops = rng.uniform(1e9, 1e15, 10_000)
+    hbm = rng.uniform(1e6, 1e10, 10_000)
+    peak, bw = rng.uniform(1e14, 5e15, (8, 1)), rng.uniform(5e11, 8e12, (8, 1))
+    want = rl.roofline(flops, hbm, 0.0, peak, bw, np.zeros((8, 1)))
+
+    class Closed:
+        def submit(self, *args):
+            raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+    class Busy:  # (its thread never gets to the task: the caller takes it back)
+        def submit(self, *args):
+            from concurrent.futures import Future
+
+            return Future()
+
+    for helper in (lambda: None, Closed, Busy):
+        monkeypatch.setattr(rl, "_helper", helper)
+        got = rl.roofline(flops, hbm, 0.0, peak, bw, np.zeros((8, 1)))
+        for name in Result.__dataclass_fields__:
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name
