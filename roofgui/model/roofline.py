@@ -196,7 +196,7 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
     if step is not None and _quotients_positive(hbm_bytes, hbm_bw):
         # a large sweep, nothing sent, every T_hbm > 0: the same passes, a few chips' rows
         # at a time (see _row_step), the second half of the rows on a helper thread (see
-        # _row_passes); T_comms is T_hbm, as below
+        # _helper); T_comms is T_hbm, as below
         not_compute = np.empty(shape, dtype=bool)
         args = (flops, hbm_bytes, peak, hbm_bw, t_math, t_hbm, t_lower, t_upper, attainable,
                 util, not_compute, step)
