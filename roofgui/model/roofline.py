@@ -192,66 +192,40 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
     # each fault fresh pages in on every call (a sweep is most of its time there).
     block = np.empty((8 if any_sent else 7,) + shape)
     t_math, t_hbm, t_lower, t_upper, attainable, util, t_comms = (block[k, ...] for k in range(7))
+    not_compute = np.empty(shape, dtype=bool)
     step = None if any_sent else _row_step(shape, (flops, hbm_bytes, peak, hbm_bw))
-    if step is not None and _quotients_positive(hbm_bytes, hbm_bw):
-        # a large sweep, nothing sent, every T_hbm > 0: the same passes, a few chips' rows
-        # at a time (see _row_step), the second half of the rows on a helper thread (see
-        # _helper); T_comms is T_hbm, as below
-        not_compute = np.empty(shape, dtype=bool)
-        args = (flops, hbm_bytes, peak, hbm_bw, t_math, t_hbm, t_lower, t_upper, attainable,
-                util, not_compute, step)
-        k = shape[0]
-        half = (k // step + 1) // 2 * step  # (the first half's rows, whole steps)
-        helper = _helper() if half < k and k // step >= 2 else None
-        done = None
-        if helper is not None:
-            try:
-                done = helper.submit(_row_passes, *args, half, k)
-            except RuntimeError:  # (no thread to be had: the interpreter is shutting down)
-                done = None
-        _row_passes(*args, 0, half if done is not None else k)
-        if done is not None:
-            if done.cancel():  # (the helper never got to it, a busy machine: ours too)
-                _row_passes(*args, half, k)
-            else:
-                done.result()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            intensity = flops / hbm_bytes
-            crit = peak / hbm_bw
-            linked = link_bw > 0
-            net_crit = np.where(linked, peak / np.where(linked, link_bw, 1.0), np.inf)
-        np.logical_not(not_compute, out=not_compute)
-        return _result(shape, block, not_compute, None, True, flops, hbm_bytes, net_bytes,
-                       peak, hbm_bw, link_bw, np.zeros(()), intensity, np.array(np.inf),
-                       crit, net_crit, False)
     with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(flops, peak, out=t_math)
-        np.divide(hbm_bytes, hbm_bw, out=t_hbm)
-        if any_sent:
-            t_net = block[7, ...]
-            np.divide(net_bytes, np.where(link_bw > 0, link_bw, np.inf), out=t_net)
-            np.copyto(t_net, 0.0, where=~sends)
-            np.maximum(t_hbm, t_net, out=t_comms)
-            net_intensity = np.where(sends, flops / np.where(sends, net_bytes, 1.0), np.inf)
-        else:  # nothing crosses a link (the common case): T_net is 0 everywhere
-            t_net = np.zeros(())
-            net_intensity = np.array(np.inf)
-            if _quotients_positive(hbm_bytes, hbm_bw) or (t_hbm > 0.0).all():
-                t_comms = t_hbm  # max(T_hbm, 0) is T_hbm itself: share it
-            else:  # zeros (of either sign), NaNs or negatives: as max(T_hbm, T_net) gives them
-                np.maximum(t_hbm, 0.0, out=t_comms)
-        np.maximum(t_math, t_comms, out=t_lower)
-        np.add(t_math, t_comms, out=t_upper)
+        if step is not None and _quotients_positive(hbm_bytes, hbm_bw):
+            # a large sweep, nothing sent, every T_hbm > 0 (T_comms is T_hbm, as below): the
+            # same passes, a few chips' rows at a time (see _rows)
+            _rows(flops, hbm_bytes, peak, hbm_bw, t_math, t_hbm, t_lower, t_upper, attainable,
+                  util, not_compute, step)
+            t_net, net_intensity, t_comms = np.zeros(()), np.array(np.inf), t_hbm
+        else:
+            np.divide(flops, peak, out=t_math)
+            np.divide(hbm_bytes, hbm_bw, out=t_hbm)
+            if any_sent:
+                t_net = block[7, ...]
+                np.divide(net_bytes, np.where(link_bw > 0, link_bw, np.inf), out=t_net)
+                np.copyto(t_net, 0.0, where=~sends)
+                np.maximum(t_hbm, t_net, out=t_comms)
+                net_intensity = np.where(sends, flops / np.where(sends, net_bytes, 1.0), np.inf)
+            else:  # nothing crosses a link (the common case): T_net is 0 everywhere
+                t_net = np.zeros(())
+                net_intensity = np.array(np.inf)
+                if _quotients_positive(hbm_bytes, hbm_bw) or (t_hbm > 0.0).all():
+                    t_comms = t_hbm  # max(T_hbm, 0) is T_hbm itself: share it
+                else:  # zeros (of either sign), NaNs or negatives: as max(T_hbm, T_net) gives
+                    np.maximum(t_hbm, 0.0, out=t_comms)
+            _bound_passes(flops, t_math, t_comms, t_lower, t_upper, attainable, util,
+                          not_compute)
         intensity = flops / hbm_bytes
         crit = peak / hbm_bw
         linked = link_bw > 0
         net_crit = np.where(linked, peak / np.where(linked, link_bw, 1.0), np.inf)
-        np.divide(flops, t_lower, out=attainable)
-        np.divide(t_math, t_lower, out=util)
     shared = t_comms is t_hbm
     # 0 compute, 1 memory, 2 network (the same as nested np.where), in one byte each: the
     # booleans "not compute-bound" are already the codes 0 and 1 once read as int8.
-    not_compute = np.greater_equal(t_math, t_comms, out=np.empty(shape, dtype=bool))
     np.logical_not(not_compute, out=not_compute)
     if any_sent:
         extra = not_compute & ~(t_hbm >= t_net)
@@ -259,15 +233,6 @@ def roofline(flops, hbm_bytes, net_bytes, peak, hbm_bw, link_bw) -> Result:
         extra = not_compute & ~(t_hbm >= 0.0)
     else:
         extra = None
-    return _result(shape, block, not_compute, extra, shared, flops, hbm_bytes, net_bytes,
-                   peak, hbm_bw, link_bw, t_net, intensity, net_intensity, crit, net_crit,
-                   any_sent)
-
-
-def _result(shape, block, not_compute, extra, shared, flops, hbm_bytes, net_bytes, peak,
-            hbm_bw, link_bw, t_net, intensity, net_intensity, crit, net_crit,
-            any_sent) -> Result:
-    """The end of :func:`roofline`: the bound codes, and the Result of read-only arrays."""
     code = not_compute.view(np.int8)
     if extra is not None:
         code += extra
@@ -282,6 +247,42 @@ def _result(shape, block, not_compute, extra, shared, flops, hbm_bytes, net_byte
                   t_math, t_hbm, b(t_net), t_comms, t_lower, t_upper,
                   b(intensity), b(net_intensity), b(crit), b(net_crit), attainable,
                   util, code.view())
+
+
+def _bound_passes(flops, t_math, t_comms, t_lower, t_upper, attainable, util,
+                  not_compute) -> None:
+    """T_lower, T_upper, attainable FLOP/s, utilisation and "compute-bound" (T_math ≥
+    T_comms) from T_math and T_comms, written into the given arrays."""
+    np.maximum(t_math, t_comms, out=t_lower)
+    np.add(t_math, t_comms, out=t_upper)
+    np.divide(flops, t_lower, out=attainable)
+    np.divide(t_math, t_lower, out=util)
+    np.greater_equal(t_math, t_comms, out=not_compute)
+
+
+def _rows(flops, hbm_bytes, peak, hbm_bw, t_math, t_hbm, t_lower, t_upper, attainable,
+          util, not_compute, step: int) -> None:
+    """:func:`roofline`'s passes of a large sweep with T_comms = T_hbm, ``step`` rows at a
+    time: the first half of the rows here, the second on a helper thread (see
+    :func:`_helper`), unless that thread has not started on them by the time this one is
+    done with its own (then this one takes them back)."""
+    args = (flops, hbm_bytes, peak, hbm_bw, t_math, t_hbm, t_lower, t_upper, attainable,
+            util, not_compute, step)
+    k = t_math.shape[0]
+    half = (k // step + 1) // 2 * step  # (the first half's rows, whole steps)
+    helper = _helper() if half < k and k // step >= 2 else None
+    done = None
+    if helper is not None:
+        try:
+            done = helper.submit(_row_passes, *args, half, k)
+        except RuntimeError:  # (no thread to be had: the interpreter is shutting down)
+            done = None
+    _row_passes(*args, 0, half if done is not None else k)
+    if done is not None:
+        if done.cancel():  # (the helper never got to it, a busy machine: ours too)
+            _row_passes(*args, half, k)
+        else:
+            done.result()
 
 
 #: :func:`roofline` goes over a (chips, points) sweep this many elements (or fewer) at a
@@ -300,14 +301,11 @@ def _row_passes(flops, hbm_bytes, peak, hbm_bw, t_math, t_hbm, t_lower, t_upper,
             rows = slice(r, min(r + step, stop))
             f, h, pk, bw = (a[rows] if a.ndim == 2 and a.shape[0] > 1 else a
                             for a in (flops, hbm_bytes, peak, hbm_bw))
-            tm, th, tl = t_math[rows], t_hbm[rows], t_lower[rows]
+            tm, th = t_math[rows], t_hbm[rows]
             np.divide(f, pk, out=tm)
             np.divide(h, bw, out=th)
-            np.maximum(tm, th, out=tl)
-            np.add(tm, th, out=t_upper[rows])
-            np.divide(f, tl, out=attainable[rows])
-            np.divide(tm, tl, out=util[rows])
-            np.greater_equal(tm, th, out=not_compute[rows])
+            _bound_passes(f, tm, th, t_lower[rows], t_upper[rows], attainable[rows],
+                          util[rows], not_compute[rows])
 
 
 #: the thread that takes half of a large sweep's rows (see :func:`_helper`); None until asked
