@@ -361,10 +361,10 @@ def _nan_span(values: list[float], pad: float) -> tuple[float, float]:
     """``(nanmin - pad, nanmax + pad)`` of ``values`` (Python floats), as pyqtgraph's
     ``ScatterPlotItem.dataBounds`` works a scatter's bounds out with numpy; NaN twice when
     every value is NaN (numpy's answer, less its warning)."""
-    finite = [v for v in values if v == v]
-    if not finite:
+    known = [v for v in values if v == v]  # (NaN left out, as nanmin and nanmax leave it)
+    if not known:
         return math.nan, math.nan
-    return min(finite) - pad, max(finite) + pad
+    return min(known) - pad, max(known) + pad
 
 
 def _same(a, b) -> bool:
