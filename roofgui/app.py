@@ -407,7 +407,9 @@ def _import_model_first() -> None:
     ~30 ms of start-up for these ~90, which need no such look."""
     import numpy  # noqa: F401
 
-    from roofgui.model import catalog, llm, plotdata, report, scenario  # noqa: F401
+    from roofgui.model import catalog, llm, scenario  # noqa: F401
+    from roofgui.presentation import plotdata  # noqa: F401
+    from roofgui.presentation import report  # noqa: F401
 
 
 def _quicker_pyside_source_check() -> None:

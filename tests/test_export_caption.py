@@ -3,7 +3,7 @@ figures plotted, and their sources."""
 
 from __future__ import annotations
 
-from roofgui.export.caption import build_caption, op_summary, short_citation
+from roofgui.presentation.caption import build_caption, op_summary, short_citation
 from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import OpSpec, evaluate_scenario
 from test_export_support import sharded_scenario, two_chip_scenario

@@ -145,7 +145,7 @@ def test_atomic_write_failure_midway_keeps_the_old_file(tmp_path, monkeypatch):
 
 
 def test_size_defaults_and_aspect(tmp_path, scenario_file):
-    from roofgui.export.cli import resolve_size
+    from roofgui.cli.export import resolve_size
 
     assert resolve_size(None, None) == (1920, 1080)
     assert resolve_size(3840, None) == (3840, 2160)
@@ -155,7 +155,7 @@ def test_size_defaults_and_aspect(tmp_path, scenario_file):
 
 def test_unwritable_directory_in_process(tmp_path, scenario_file, monkeypatch):
     """The same refusal, checked as root too (root may write anywhere, so fake the answer)."""
-    from roofgui.export import cli as export_cli
+    from roofgui.cli import export as export_cli
 
     monkeypatch.setattr(export_cli.os, "access", lambda path, mode: False)
     err = io.StringIO()

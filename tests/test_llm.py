@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from roofgui.model import llm
+from roofgui.presentation import llm_geometry
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import make_chip
 from roofgui.model.errors import ModelError, SpecError
@@ -498,7 +499,7 @@ def test_sweep_scenario_shows_the_selected_llm_op_else_the_first(catalog):
     assert none.op_index is None and "No LLM step" in none.message
     nochip = llm.llm_sweep_scenario(_scenario(a, chips=()), catalog)
     assert nochip.op_index is None and "No chip" in nochip.message
-    g = llm.llm_sweep_geometry(none)
+    g = llm_geometry.llm_sweep_geometry(none)
     assert g.lines == () and g.message == none.message
 
 
@@ -514,7 +515,7 @@ def test_sweep_batches_use_the_sweep_range_only_when_it_sweeps_b():
 def test_sweep_geometry_splits_each_chip_at_its_wall(catalog, view):
     o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="nvlink")
     res = llm.llm_sweep_scenario(_scenario(o, y=view), catalog)
-    g = llm.llm_sweep_geometry(res, {"h100-sxm": 3})
+    g = llm_geometry.llm_sweep_geometry(res, {"h100-sxm": 3})
     assert g.view == view and g.y_kind == ("si" if view == "throughput" else "time")
     assert [ln.chip_id for ln in g.lines] == ["h100-sxm", "h200"]
     assert g.lines[0].colour == 3 and g.lines[1].colour != 3  # kept from the roofline
@@ -542,7 +543,7 @@ def test_sweep_geometry_when_nothing_fits_or_everything_does(catalog):
     o = op("llama-2-7b")
     recs, _ = llm.llm_sweep_many(o, [small, catalog.get("mi300x")], np.geomspace(1, 100, 20))
     res = llm.LlmSweepResult("throughput", 0, o, recs[0]["batch"], tuple(recs))
-    tiny, big = llm.llm_sweep_geometry(res).lines
+    tiny, big = llm_geometry.llm_sweep_geometry(res).lines
     assert tiny.max_batch == 0 and tiny.wall_x is None and tiny.x_fit.size == 0
     assert tiny.x_unfit.size == recs[0]["batch"].size and "no batch fits" in tiny.wall_label
     assert big.max_batch > 100 and big.x_unfit.size == 0 and big.x_fit.size == recs[1]["batch"].size
@@ -569,7 +570,7 @@ def test_scenario_files_keep_the_llm_sweep_views():
 def test_sweep_table_holds_every_chips_numbers(catalog):
     o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="scale-up")
     res = llm.llm_sweep_scenario(_scenario(o, chips=("h100-sxm", "mi300x")), catalog)
-    header, data = llm.llm_sweep_table(res)
+    header, data = llm_geometry.llm_sweep_table(res)
     assert header[0] == "B" and len(header) == 1 + 2 * len(llm.SWEEP_TABLE_FIELDS)
     assert data.shape == (res.batch.size, len(header))
     np.testing.assert_array_equal(data[:, 0], res.batch)

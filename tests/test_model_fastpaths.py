@@ -15,7 +15,7 @@ from test_model_shortcuts import _Curve, _bits, _line_fields, _result, _scenario
 
 from roofgui.model import ops
 from roofgui.model import scenario as scn
-from roofgui.model import sweepgeom as sg
+from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
 from roofgui.model.errors import ModelError
 from roofgui.model.roofline import Result

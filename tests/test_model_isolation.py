@@ -81,7 +81,7 @@ def test_the_scanner_sees_every_kind_of_import(tmp_path):
     finally:
         ROOT = saved
     assert found == ["PySide6", "PySide6.QtCore", "pyqtgraph", "roofgui.export", "roofgui.gui",
-                     "roofgui.gui.plots", "shiboken6"]
+                     "roofgui.plotting.plots", "shiboken6"]
 
 
 PROBE = r"""

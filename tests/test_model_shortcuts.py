@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roofgui.model import roofline as rl
-from roofgui.model import sweepgeom as sg
+from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
 from roofgui.model.dtypes import get_dtype
 from roofgui.model.ops import OP_KINDS, Shard, Work, op_work

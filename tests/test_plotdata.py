@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from roofgui.model import plotdata as pd
+from roofgui.presentation import plotdata as pd
+from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
                                     sweep_scenario, SweepSpec)
@@ -296,7 +297,7 @@ def test_sweep_reproduces_reference_question_3(cat):
     sc = q3_scenario()
     curves, errors = sweep_scenario(sc, cat)
     assert errors == []
-    g = pd.sweep_geometry(sc, curves)
+    g = sg.sweep_geometry(sc, curves)
     assert len(g.lines) == 2
     big, small = g.lines
     for line, d in ((big, 4096), (small, 1024)):
@@ -324,7 +325,7 @@ def test_sweep_time_mode_and_markers(cat):
     sc = q3_scenario(stop=1024)
     sc.sweep.y = "time"
     curves, _ = sweep_scenario(sc, cat)
-    g = pd.sweep_geometry(sc, curves)
+    g = sg.sweep_geometry(sc, curves)
     assert g.y_kind == "time" and "Time" in g.y_title
     big = g.lines[0]
     r = curves[0].result
@@ -337,7 +338,7 @@ def test_sweep_several_chips_colour_by_chip_dash_by_op(cat):
     sc = q3_scenario(stop=4096)
     sc.chips = ["tpu-v5e", "h100-sxm"]
     curves, _ = sweep_scenario(sc, cat)
-    g = pd.sweep_geometry(sc, curves)
+    g = sg.sweep_geometry(sc, curves)
     assert len(g.lines) == 4
     by_chip = {}
     for ln in g.lines:
@@ -353,14 +354,14 @@ def test_sweep_shows_a_repeated_critical_label_once(cat):
     sc = q3_scenario(stop=4096)
     sc.ops.insert(1, OpSpec("copy", "matmul", dict(sc.ops[0].dims), dict(sc.ops[0].dtypes)))
     curves, _ = sweep_scenario(sc, cat)
-    g = pd.sweep_geometry(sc, curves)
+    g = sg.sweep_geometry(sc, curves)
     a, b, other = g.lines
     assert a.crit_label == b.crit_label and a.crit_x == b.crit_x
     assert a.crit_label_shown and not b.crit_label_shown and other.crit_label_shown
     assert other.crit_label != a.crit_label
     # two chips: each chip's own value is labelled once (op 1 repeats op 0 on both)
     sc.chips = ["tpu-v5e", "h100-sxm"]
-    g = pd.sweep_geometry(sc, sweep_scenario(sc, cat)[0])
+    g = sg.sweep_geometry(sc, sweep_scenario(sc, cat)[0])
     shown = [(ln.chip_id, ln.crit_label) for ln in g.lines if ln.crit_label_shown]
     assert len(shown) == len(set(shown)) == 4
     assert all(ln.crit_label_shown is (ln.op_index != 1) for ln in g.lines)
@@ -369,14 +370,14 @@ def test_sweep_shows_a_repeated_critical_label_once(cat):
 def test_sweep_marker_hidden_when_critical_outside_range(cat):
     sc = q3_scenario(stop=64)  # both knees are above 64
     curves, _ = sweep_scenario(sc, cat)
-    g = pd.sweep_geometry(sc, curves)
+    g = sg.sweep_geometry(sc, curves)
     assert all(ln.critical is not None and ln.crit_x is None for ln in g.lines)
 
 
 @pytest.mark.parametrize("value,text", [(241.3, "B* = 241"), (4377.8, "B* = 4\u2009378"),
                                         (2.5, "B* = 2.5"), (123456, "B* = 123k")])
 def test_critical_label(value, text):
-    assert pd.critical_label("B", value) == text
+    assert sg.critical_label("B", value) == text
 
 
 def test_view_covers_and_key_points(cat):
@@ -545,7 +546,7 @@ def test_simplify_keeps_the_same_points_however_its_passes_run(monkeypatch, few,
             xs.append(np.sort(rng.uniform(0, 1, n)))
             ys.append(np.round(rng.normal(0, 1, n).cumsum(), 1) * 1e-3)  # equal distances
     want = [pd.simplify_polylines(xs, ys, tol) for tol in (0.0, 1e-4, 1e-3)]
-    from roofgui.model import polylines
+    from roofgui.presentation import polylines
 
     monkeypatch.setattr(polylines, "_FEW", few)
     monkeypatch.setattr(polylines, "_COMPACT", compact)
@@ -622,7 +623,7 @@ def test_sweep_geometry_draws_few_points_of_the_models_curve(cat):
                   sweep=SweepSpec("B", 1, 65536, 2000))
     curves, errors = sweep_scenario(sc, cat)
     assert not errors
-    g = pd.sweep_geometry(sc, curves)
+    g = sg.sweep_geometry(sc, curves)
     for ln in g.lines:
         # a smooth rise (weights plus activations over the bandwidth) and a flat roof
         assert ln.x.size == 2000 and 2 <= ln.draw_x.size <= 64
@@ -652,7 +653,7 @@ def test_sweep_geometry_shares_the_swept_axis_and_places_markers_as_the_whole_cu
     assert not errors
     for y in ("flops", "time"):
         sc.sweep.y = y
-        g = pd.sweep_geometry(sc, curves)
+        g = sg.sweep_geometry(sc, curves)
         assert len(g.lines) == 4
         # every point plottable: one log10 x for all the lines, read-only (not a copy each)
         assert all(ln.x is g.lines[0].x for ln in g.lines) and not g.lines[0].x.flags.writeable

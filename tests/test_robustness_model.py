@@ -25,7 +25,8 @@ import pytest
 
 import roofgui.model.llm  # noqa: F401 - registers the LLM step, so it is checked too
 from roofgui import cli
-from roofgui.model import plotdata as pd
+from roofgui.presentation import plotdata as pd
+from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import MIN_FIGURE, MIN_FRACTION, Figure, make_chip, parse_chip_toml
 from roofgui.model.errors import ModelError, ScenarioError, SpecError
@@ -283,10 +284,10 @@ def _check_geometry(sc, ev, cat, where):
             assert math.isfinite(r.x) and math.isfinite(r.y), (where, r.key)
     assert all(map(math.isfinite, g.fit)), (where, g.fit)
     curves, errors = sweep_scenario(sc, cat)
-    sg = pd.sweep_geometry(sc, curves)
-    for ln in sg.lines:
+    geom = sg.sweep_geometry(sc, curves)
+    for ln in geom.lines:
         assert np.all(np.isfinite(ln.x)) and np.all(np.isfinite(ln.y)), (where, ln.key)
-    assert all(map(math.isfinite, sg.fit)), (where, sg.fit)
+    assert all(map(math.isfinite, geom.fit)), (where, geom.fit)
 
 
 @pytest.mark.parametrize("kind_name", list(OP_KINDS))

@@ -10,7 +10,8 @@ import copy
 import numpy as np
 import pytest
 
-from roofgui.model import plotdata as pd
+from roofgui.presentation import plotdata as pd
+from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
 
@@ -145,7 +146,7 @@ def test_long_curves_with_straight_runs_simplify_the_same_whatever_they_are_simp
             np.testing.assert_array_equal(got, want)
 
 
-def _same_geometry(a: pd.SweepGeometry, b: pd.SweepGeometry) -> None:
+def _same_geometry(a: sg.SweepGeometry, b: sg.SweepGeometry) -> None:
     assert a.fit == b.fit and a.dim == b.dim and len(a.lines) == len(b.lines)
     for la, lb in zip(a.lines, b.lines):
         assert (la.key, la.label, la.colour, la.dash, la.crit_label, la.tooltip) == \
@@ -159,18 +160,18 @@ def _same_geometry(a: pd.SweepGeometry, b: pd.SweepGeometry) -> None:
 def test_the_memo_redoes_only_the_edited_ops_curves_and_changes_nothing(cat, y):
     sc = busy(2000)
     sc.sweep.y = y
-    memo = pd.SweepMemo()
-    g1 = pd.sweep_geometry(sc, sweep_scenario(sc, cat)[0], memo=memo)
+    memo = sg.SweepMemo()
+    g1 = sg.sweep_geometry(sc, sweep_scenario(sc, cat)[0], memo=memo)
     assert memo.computed == 9
-    _same_geometry(g1, pd.sweep_geometry(sc, sweep_scenario(sc, cat)[0]))
+    _same_geometry(g1, sg.sweep_geometry(sc, sweep_scenario(sc, cat)[0]))
     for step, value in enumerate([3000.0, 12000.0, 700.0]):
         sc.ops[step % 3].dims["F"] = value
         curves, _ = sweep_scenario(sc, cat)
-        g = pd.sweep_geometry(sc, curves, memo=memo)
+        g = sg.sweep_geometry(sc, curves, memo=memo)
         assert memo.computed == 3  # the edited op on each of the three chips
-        _same_geometry(g, pd.sweep_geometry(sc, curves))
+        _same_geometry(g, sg.sweep_geometry(sc, curves))
     # unchanged curves hand the plot the very arrays it drew last time
-    g_again = pd.sweep_geometry(sc, sweep_scenario(sc, cat)[0], memo=memo)
+    g_again = sg.sweep_geometry(sc, sweep_scenario(sc, cat)[0], memo=memo)
     assert memo.computed == 0
     assert all(a.draw_x is b.draw_x and a.draw_y is b.draw_y
                for a, b in zip(g.lines, g_again.lines))
@@ -182,21 +183,21 @@ def test_the_memo_never_reuses_a_drawing_for_other_numbers(cat):
     """Reuse is keyed on the result arrays' identity *and* kept objects, so an id
     reused by Python for a new array cannot bring back an old drawing."""
     sc = busy(300)
-    memo = pd.SweepMemo()
+    memo = sg.SweepMemo()
     for value in np.geomspace(100, 50000, 25):
         sc.ops[0].dims["D"] = float(round(value))
         curves, _ = sweep_scenario(sc, cat, values=np.geomspace(1, 65536, 300))  # uncached
-        _same_geometry(pd.sweep_geometry(sc, curves, memo=memo), pd.sweep_geometry(sc, curves))
+        _same_geometry(sg.sweep_geometry(sc, curves, memo=memo), sg.sweep_geometry(sc, curves))
 
 
 def test_two_identical_ops_share_one_sweep_and_both_are_drawn(cat):
     sc = busy(400)
     sc.ops.append(OpSpec("twin", "matmul", dict(sc.ops[0].dims), dict(sc.ops[0].dtypes)))
-    memo = pd.SweepMemo()
+    memo = sg.SweepMemo()
     curves, _ = sweep_scenario(sc, cat)
     twins = [c for c in curves if c.op_index in (0, 3)]
     assert twins[0].result is twins[3].result  # one cached sweep for the two ops
-    g = pd.sweep_geometry(sc, curves, memo=memo)
+    g = sg.sweep_geometry(sc, curves, memo=memo)
     assert memo.computed == 9  # the twin's curves are the first op's
-    _same_geometry(g, pd.sweep_geometry(sc, curves))
+    _same_geometry(g, sg.sweep_geometry(sc, curves))
     assert all(ln.draw_x is not None and ln.draw_x.size >= 2 for ln in g.lines)

@@ -2,5 +2,5 @@
 
 ``render_image``, ``export_file`` and ``copy_plot_to_clipboard`` live in
 :mod:`roofgui.export.render` (Qt); :mod:`roofgui.export.csv` and
-:mod:`roofgui.export.caption` need no Qt.
+:mod:`roofgui.presentation.caption` need no Qt.
 """

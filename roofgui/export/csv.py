@@ -1,13 +1,13 @@
 """CSV of the results table and of the sweep data, straight from the model (no Qt).
 
 * :func:`results_csv` — one row per (op, phase, chip): the columns of
-  :data:`roofgui.model.report.FIELDS`, then ``critical_<dim>`` for every
+  :data:`roofgui.presentation.report.FIELDS`, then ``critical_<dim>`` for every
   dimension of the ops in the scenario (empty where an op has no such
   dimension, or the op is never/always compute-bound along it).
 * :func:`sweep_csv` — one row per sweep point: the swept dimension, then for
   every op × chip curve its attainable FLOP/s and its time per op (T_lower).
   When the sweep shows an LLM step's throughput or latency, :func:`table_csv`
-  writes that view instead (:func:`roofgui.model.llm.llm_sweep_table`).
+  writes that view instead (:func:`roofgui.presentation.llm_geometry.llm_sweep_table`).
 
 Numbers are written with ``repr`` so they read back to exactly the model's
 floats.  Text cells that a spreadsheet would run as a formula (``=``, ``+``,
@@ -23,8 +23,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..model.report import FIELDS, record
-from ..model.scenario import Evaluation, Scenario, SweepCurve, evaluate_scenario, sweep_scenario
+from roofgui.presentation.report import FIELDS, record
+from roofgui.model.scenario import Evaluation, Scenario, SweepCurve, evaluate_scenario, sweep_scenario
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -114,7 +114,7 @@ def sweep_table(scenario: Scenario, curves: Sequence[SweepCurve]) -> tuple[list[
     if curves:
         x = np.asarray(curves[0].x, dtype=np.float64)
     else:
-        from ..model.scenario import sweep_values
+        from roofgui.model.scenario import sweep_values
         x = sweep_values(scenario.sweep)
     cols = [x]
     for c in curves:
@@ -136,11 +136,12 @@ def table_csv(scenario: Scenario, catalog, plot: str = "roofline") -> str:
     """The table behind a plot: the results for ``"roofline"``, the sweep for ``"sweep"``."""
     if plot == "sweep":
         try:
-            from ..model import llm
+            from roofgui.model import llm
+            from roofgui.presentation import llm_geometry
         except ImportError:
             llm = None
         if llm is not None and scenario.sweep.y in llm.SWEEP_VIEWS:  # the LLM view's numbers
-            header, data = llm.llm_sweep_table(llm.llm_sweep_scenario(scenario, catalog))
+            header, data = llm_geometry.llm_sweep_table(llm.llm_sweep_scenario(scenario, catalog))
             return _write(header, data.tolist())
         return sweep_csv(scenario, catalog)
     if plot == "roofline":

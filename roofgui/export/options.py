@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..model.errors import ModelError
+from roofgui.model.errors import ModelError
 
 #: Size presets offered by the dialog: (label, width, height).
 PRESETS = (("1080p (1920 × 1080)", 1920, 1080),
@@ -91,7 +91,7 @@ def export_style(name: str, width: int, height: int, transparent: bool = False,
     picture is painted at ``dpi``: the text comes out the same number of pixels
     everywhere.
     """
-    from ..gui import style as st
+    from roofgui.presentation import style as st
 
     base = {"slide": st.SLIDE, "screen": st.SCREEN_LIGHT, "screen-dark": st.SCREEN_DARK}[name]
     s = base.scaled(scale_factor(width, height, name))

@@ -3,8 +3,8 @@
 One function lays out and paints every export, whatever the device, so the
 window, the clipboard and ``roofgui export`` give the same picture:
 
-* the plot widget (:class:`~roofgui.gui.plots.RooflinePlot` or
-  :class:`~roofgui.gui.plots.SweepPlot`) is built offscreen at the size it
+* the plot widget (:class:`~roofgui.plotting.plots.RooflinePlot` or
+  :class:`~roofgui.plotting.sweep_plot.SweepPlot`) is built offscreen at the size it
   will have in the picture, with its style scaled by
   ``min(width / 1920, height / 1080)`` — pyqtgraph's pens are cosmetic, so
   widths, markers and fonts are scaled by the style, not by a painter
@@ -35,16 +35,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from ..model.paths import atomic_write
-from ..model.scenario import Scenario, evaluate_scenario, sweep_scenario
+from roofgui.model.paths import atomic_write
+from roofgui.model.scenario import Scenario, evaluate_scenario, sweep_scenario
 # (the options, PNG and SVG helpers live in their own modules; their names are
 # importable from here too, as before the split)
-from .options import (BASE_SIZE, DEFAULT_SIZE, FORMATS, MAX_PIXELS, MAX_SIDE,  # noqa: F401
+from roofgui.export.options import (BASE_SIZE, DEFAULT_SIZE, FORMATS, MAX_PIXELS, MAX_SIDE,  # noqa: F401
                       MIN_SIDE, PLOTS, PRESETS, PX_PER_PT, SCREEN_BASE_SIZE, STYLES,
                       ExportError, ExportOptions, check_size, export_style, format_for,
                       scale_factor, screen_dpi)
-from .png import adler32_combine, encode_png, png_threads, zlib_parallel  # noqa: F401
-from .svg import _svg_pixel_size, flatten_svg  # noqa: F401
+from roofgui.export.png import adler32_combine, encode_png, png_threads, zlib_parallel  # noqa: F401
+from roofgui.export.svg import _svg_pixel_size, flatten_svg  # noqa: F401
 
 # ---------------------------------------------------------------------------
 # The figure: a laid-out plot widget, title and caption, paintable on any device
@@ -220,9 +220,10 @@ def _paint_without_pixels(view, dpi: float):
 
 
 def _make_plot(plot: str):
-    from ..gui import plots
+    from roofgui.plotting import plots
+    from roofgui.plotting.sweep_plot import SweepPlot
 
-    return plots.RooflinePlot() if plot == "roofline" else plots.SweepPlot()
+    return plots.RooflinePlot() if plot == "roofline" else SweepPlot()
 
 
 def _llm_view(scenario: Scenario, plot: str) -> bool:
@@ -230,14 +231,14 @@ def _llm_view(scenario: Scenario, plot: str) -> bool:
     if plot != "sweep":
         return False
     try:
-        from ..model.llm import SWEEP_VIEWS
+        from roofgui.model.llm import SWEEP_VIEWS
     except ImportError:
         return False
     return scenario.sweep.y in SWEEP_VIEWS
 
 
 def _make_llm_sweep_plot(plot: str):
-    from ..gui.llm_sweep import LlmSweepPlot
+    from roofgui.plotting.llm_sweep import LlmSweepPlot
 
     return LlmSweepPlot()
 
@@ -256,7 +257,7 @@ class Figure:
         from PySide6.QtGui import QFontMetricsF
         from PySide6.QtWidgets import QApplication
 
-        from .caption import build_caption
+        from roofgui.presentation.caption import build_caption
 
         opts = options.validated()
         self.options = opts
@@ -328,7 +329,7 @@ class Figure:
         if opts.plot == "roofline":
             w.update_from(scenario, self.evaluation)
         elif llm_view and hasattr(w, "walls"):  # throughput / latency against batch
-            from ..model.llm import llm_sweep_scenario
+            from roofgui.model.llm import llm_sweep_scenario
 
             self.curves = []
             w.update_from(scenario, llm_sweep_scenario(scenario, catalog))
@@ -417,7 +418,7 @@ class Figure:
         import numpy as np
         import pyqtgraph as pg
 
-        from .geometry import clip_polylines
+        from roofgui.export.geometry import clip_polylines
 
         vb = self.plot_item().getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
@@ -758,7 +759,7 @@ def render_image(scenario: Scenario, catalog, plot: str = "roofline", width: int
 def render_bytes(fmt: str, scenario: Scenario, catalog, options: ExportOptions) -> bytes:
     """The encoded file content for ``fmt`` (``png``, ``svg``, ``pdf`` or ``csv``)."""
     if fmt == "csv":
-        from .csv import table_csv
+        from roofgui.export.csv import table_csv
         return table_csv(scenario, catalog, options.plot).encode("utf-8")
     with Figure(scenario, catalog, options.validated()) as fig:
         if fmt == "png":
@@ -796,7 +797,7 @@ def copy_plot_to_clipboard(scenario: Scenario, catalog=None, plot: str = "roofli
     from PySide6.QtWidgets import QApplication
 
     if catalog is None:
-        from ..model.catalog import Catalog
+        from roofgui.model.catalog import Catalog
         catalog = Catalog.load()
     img = render_image(scenario, catalog, plot, width, height, style, title, caption, transparent)
     QApplication.clipboard().setImage(img)

@@ -31,10 +31,10 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ..model.errors import ModelError
-from ..model.paths import atomic_write, user_data_dir
-from ..model.scenario import MAX_SCENARIO_BYTES, Scenario
-from .document import ScenarioDocument
+from roofgui.model.errors import ModelError
+from roofgui.model.paths import atomic_write, user_data_dir
+from roofgui.model.scenario import MAX_SCENARIO_BYTES, Scenario
+from roofgui.gui.document import ScenarioDocument
 
 FORMAT = "roofgui-autosave"
 VERSION = 1
@@ -90,7 +90,7 @@ def read_autosave(file: Path) -> Recovered:
         (a :class:`~roofgui.model.errors.ScenarioError`) naming the file, the key and the
         problem when it cannot be used.
     """
-    from ..model.errors import ScenarioError
+    from roofgui.model.errors import ScenarioError
 
     where = str(file)
     try:
@@ -312,7 +312,7 @@ def _flush_on_error(exc_type, exc, tb) -> None:
 
 def _install_listener() -> None:
     try:
-        from .errors_dialog import add_error_listener
+        from roofgui.gui.errors_dialog import add_error_listener
     except ImportError:  # pragma: no cover - the hook ships with the app
         return
     add_error_listener(_flush_on_error)

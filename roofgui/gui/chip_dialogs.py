@@ -18,12 +18,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
-from ..model.catalog import Catalog
-from ..model.chips import (KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link, chip_to_toml,
+from roofgui.model.catalog import Catalog
+from roofgui.model.chips import (KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link, chip_to_toml,
                            parse_chip_toml)
-from ..model.dtypes import PEAK_KEYS
-from ..model.errors import ModelError
-from ..model.units import format_si, parse_quantity
+from roofgui.model.dtypes import PEAK_KEYS
+from roofgui.model.errors import ModelError
+from roofgui.model.units import format_si, parse_quantity
 
 USER_SOURCE = "user"
 USER_CITATION = "Entered by the user in Roofline Explorer"

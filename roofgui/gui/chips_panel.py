@@ -15,13 +15,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QGridLayout, QGroup
                                QHeaderView, QLineEdit, QMessageBox, QToolButton, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from ..model.catalog import Catalog
-from ..model.chips import Chip
-from ..model.errors import ModelError
-from ..model.scenario import Scenario
-from ..model.units import WHAT_IF_MAX, WHAT_IF_MIN, format_number, format_si
-from .document import ScenarioDocument
-from .widgets import Binding, QuantityEdit, ShownParts, bind, make_label, signals_blocked
+from roofgui.model.catalog import Catalog
+from roofgui.model.chips import Chip
+from roofgui.model.errors import ModelError
+from roofgui.model.scenario import Scenario
+from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN, format_number, format_si
+from roofgui.gui.document import ScenarioDocument
+from roofgui.gui.widgets import Binding, QuantityEdit, ShownParts, bind, make_label, signals_blocked
 
 COL_NAME, COL_PEAK, COL_HBM, COL_RIDGE = range(4)
 _COLOUR_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -358,7 +358,7 @@ class ChipsPanel(QWidget):
         chip = self.current_chip()
         if chip is None:
             return
-        from .chip_dialogs import ChipSpecDialog
+        from roofgui.gui.chip_dialogs import ChipSpecDialog
         dlg = ChipSpecDialog(chip, self)
         dlg.copyRequested.connect(lambda: self.new_custom(chip))
         dlg.open()
@@ -367,7 +367,7 @@ class ChipsPanel(QWidget):
         base = base or self.current_chip()
         if base is None:
             return
-        from .chip_dialogs import ChipEditorDialog
+        from roofgui.gui.chip_dialogs import ChipEditorDialog
         dlg = ChipEditorDialog(base, self.catalog, editing=False, parent=self)
         dlg.saved.connect(self._after_save)
         dlg.open()
@@ -376,7 +376,7 @@ class ChipsPanel(QWidget):
         chip = self.current_chip()
         if chip is None or chip.builtin:
             return
-        from .chip_dialogs import ChipEditorDialog
+        from roofgui.gui.chip_dialogs import ChipEditorDialog
         dlg = ChipEditorDialog(chip, self.catalog, editing=True, parent=self)
         dlg.saved.connect(self._after_save)
         dlg.open()

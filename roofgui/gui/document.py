@@ -26,9 +26,9 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ..model.errors import ModelError, ScenarioError
-from ..model.paths import shipped_path, user_data_dir
-from ..model.scenario import (OpSpec, Scenario, ShardSpec, SweepSpec, ViewSpec, WhatIf,
+from roofgui.model.errors import ModelError, ScenarioError
+from roofgui.model.paths import shipped_path, user_data_dir
+from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, SweepSpec, ViewSpec, WhatIf,
                               default_scenario, load_scenario, save_scenario)
 
 MAX_RECENT = 10

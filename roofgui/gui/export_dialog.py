@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QPlainTextEdit, QPushButton, QSizePolicy, QSpinBox,
                                QStackedWidget, QVBoxLayout, QWidget)
 
-from ..export.render import (DEFAULT_SIZE, MAX_SIDE, MIN_SIDE, PRESETS, ExportError,
+from roofgui.export.render import (DEFAULT_SIZE, MAX_SIDE, MIN_SIDE, PRESETS, ExportError,
                              ExportOptions, Figure, format_for)
-from ..model.errors import ModelError
-from ..model.scenario import Scenario
+from roofgui.model.errors import ModelError
+from roofgui.model.scenario import Scenario
 
 FORMAT_FILTERS = {
     "png": "PNG image (*.png)",
@@ -71,7 +71,7 @@ def window_state(window) -> WindowState:
 
 
 def settings() -> QSettings:
-    from .document import app_settings
+    from roofgui.gui.document import app_settings
     return app_settings()
 
 
@@ -345,7 +345,7 @@ class ExportDialog(QDialog):
         try:
             opts = self.options()
             if self.fmt() == "csv":
-                from ..export.csv import table_csv
+                from roofgui.export.csv import table_csv
                 text = table_csv(self.state.scenario, self.state.catalog, opts.plot)
                 lines = text.splitlines()
                 more = f"\n… {len(lines) - 40} more rows" if len(lines) > 40 else ""
@@ -390,7 +390,7 @@ class ExportDialog(QDialog):
     # -- actions ----------------------------------------------------------------------
     def save_to(self, path: str | Path) -> Path:
         """Write the export to ``path`` (its suffix picks the format). Raises on failure."""
-        from ..export.render import export_file
+        from roofgui.export.render import export_file
 
         p = Path(path)
         opts = self.options()

@@ -23,15 +23,15 @@ from typing import Any
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from ..model.catalog import Catalog
-from ..model.ops import OP_KINDS
-from ..model.scenario import Scenario
-from ..model.units import MIN_VALUE
-from .document import ScenarioDocument
-from .op_editor import DTYPE_HELP, LINK_LABELS, PARAM_PROVIDERS, ParamSpec  # noqa: F401
-from .op_editor import OpEditor, change_kind, kind_items  # noqa: F401
-from .op_list import OpListPanel, unique_name  # noqa: F401
-from .widgets import (Binding, QuantityEdit, ShownParts, bind, make_combo, make_label,
+from roofgui.model.catalog import Catalog
+from roofgui.model.ops import OP_KINDS
+from roofgui.model.scenario import Scenario
+from roofgui.model.units import MIN_VALUE
+from roofgui.gui.document import ScenarioDocument
+from roofgui.gui.op_editor import DTYPE_HELP, LINK_LABELS, PARAM_PROVIDERS, ParamSpec  # noqa: F401
+from roofgui.gui.op_editor import OpEditor, change_kind, kind_items  # noqa: F401
+from roofgui.gui.op_list import OpListPanel, unique_name  # noqa: F401
+from roofgui.gui.widgets import (Binding, QuantityEdit, ShownParts, bind, make_combo, make_label,
                       set_combo_items)
 
 

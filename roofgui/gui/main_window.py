@@ -21,18 +21,18 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
                                QMainWindow, QScrollArea, QStackedWidget, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
-from ..model.catalog import Catalog
-from ..model.errors import ModelError
-from ..model.ops import load_optional_op_kinds
-from ..model.plotdata import assign_colours
-from ..model.scenario import (Evaluation, Scenario, evaluate_scenario, resolve_chips,
+from roofgui.model.catalog import Catalog
+from roofgui.model.errors import ModelError
+from roofgui.model.ops import load_optional_op_kinds
+from roofgui.presentation.plotdata import assign_colours
+from roofgui.model.scenario import (Evaluation, Scenario, evaluate_scenario, resolve_chips,
                               sweep_scenario)
-from .autosave import Autosaver
-from .chips_panel import ChipsPanel
-from .document import DocumentController, ScenarioDocument
-from .form import ScenarioForm, SweepControls
-from .results import ResultsPanel
-from .widgets import ShownParts
+from roofgui.gui.autosave import Autosaver
+from roofgui.gui.chips_panel import ChipsPanel
+from roofgui.gui.document import DocumentController, ScenarioDocument
+from roofgui.gui.form import ScenarioForm, SweepControls
+from roofgui.gui.results import ResultsPanel
+from roofgui.gui.widgets import ShownParts
 
 APP_TITLE = "Roofline Explorer"
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
@@ -266,7 +266,7 @@ class LiveEvaluator(QObject):
         w = self.w
         sc = w.doc.scenario
         if w.show_sweep_view():  # an LLM step's throughput / latency against batch
-            from ..model.llm import llm_sweep_scenario
+            from roofgui.model.llm import llm_sweep_scenario
 
             res = llm_sweep_scenario(sc, w.catalog)
             self.sweep_errors = list(res.errors)
@@ -297,8 +297,8 @@ class MainWindow(QMainWindow):
     def __init__(self, catalog: Catalog | None = None, open_path: str | Path | None = None,
                  *, restore: bool = True) -> None:
         super().__init__()
-        from .plots import RooflinePlot
-        from .style import screen_style
+        from roofgui.plotting.plots import RooflinePlot
+        from roofgui.presentation.style import screen_style
 
         self._screen_style = screen_style
         load_optional_op_kinds()  # (the form lists every op kind, the LLM step's too)
@@ -347,7 +347,7 @@ class MainWindow(QMainWindow):
         # the LLM step's views (throughput, per-token latency against batch) share the tab
         # (see llm_sweep_plot): neither costs anything at start-up
         self._sweep_plot = None
-        from .llm_sweep import install_sweep_choices
+        from roofgui.gui.llm_choices import install_sweep_choices
 
         self._llm_sweep_plot = None
         self.sweep_stack = QStackedWidget()
@@ -432,7 +432,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_heading()
         if os.environ.get("ROOFGUI_BENCH_FIRST_PAINT"):  # tests/bench/bench_cold.py
-            from .first_paint import install
+            from roofgui.gui.first_paint import install
 
             install(self.current_plot().viewport(), os.environ["ROOFGUI_BENCH_FIRST_PAINT"])
 
@@ -534,9 +534,9 @@ class MainWindow(QMainWindow):
 
     @property
     def sweep_plot(self):
-        """The sweep plot (:class:`~roofgui.gui.plots.SweepPlot`), built on first use."""
+        """The sweep plot (:class:`~roofgui.plotting.sweep_plot.SweepPlot`), built on first use."""
         if self._sweep_plot is None:
-            from .plots import SweepPlot
+            from roofgui.plotting.sweep_plot import SweepPlot
 
             p = SweepPlot(style=self.roofline_plot.style)  # (the window's style: _apply_palette)
             p.use_screen_caches()  # (an edit strokes the edited op's curves only)
@@ -547,9 +547,9 @@ class MainWindow(QMainWindow):
 
     @property
     def llm_sweep_plot(self):
-        """The LLM step's sweep views (:class:`~roofgui.gui.llm_sweep.LlmSweepPlot`), built on first use."""
+        """The LLM step's sweep views (:class:`~roofgui.plotting.llm_sweep.LlmSweepPlot`), built on first use."""
         if self._llm_sweep_plot is None:
-            from .llm_sweep import LlmSweepPlot
+            from roofgui.plotting.llm_sweep import LlmSweepPlot
 
             p = LlmSweepPlot(style=self.roofline_plot.style)
             p.setAccessibleName("LLM sweep plot")
@@ -559,7 +559,7 @@ class MainWindow(QMainWindow):
 
     def show_sweep_view(self) -> bool:
         """Show the sweep's LLM view (or the generic one), as the scenario asks; True for LLM."""
-        from .llm_sweep import is_llm_view
+        from roofgui.plotting.llm_sweep import is_llm_view
 
         llm_view = is_llm_view(self.doc.scenario.sweep.y)
         if llm_view or self._llm_sweep_plot is not None:
@@ -629,7 +629,7 @@ class MainWindow(QMainWindow):
 
     def open_export(self) -> None:
         try:
-            from .export_dialog import ExportDialog  # type: ignore[import-not-found]
+            from roofgui.gui.export_dialog import ExportDialog  # type: ignore[import-not-found]
         except ImportError as e:
             self.statusBar().showMessage(f"Export is not available: {e}", 5000)
             return
@@ -640,7 +640,7 @@ class MainWindow(QMainWindow):
     def copy_plot_image(self) -> None:
         self.live.flush()
         try:
-            from . import export_dialog  # type: ignore[attr-defined]
+            from roofgui.gui import export_dialog  # type: ignore[attr-defined]
         except ImportError:
             export_dialog = None
         fn = getattr(export_dialog, "copy_to_clipboard", None) if export_dialog else None
@@ -652,7 +652,7 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> None:
         try:
-            from .about import show_about
+            from roofgui.gui.about import show_about
         except ImportError:
             return
         show_about(self)

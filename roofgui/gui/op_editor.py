@@ -17,15 +17,15 @@ from typing import Any, Callable
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QGroupBox, QLabel,
                                QLineEdit, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
-from ..model.catalog import Catalog
-from ..model.chips import LINK_NAMES, SCALE_UP
-from ..model.dtypes import DTYPES
-from ..model.errors import ModelError
-from ..model.ops import DTYPE_ROLES, OP_KINDS, OpKind, op_work
-from ..model.scenario import OpSpec, Scenario, ShardSpec
-from ..model.units import MAX_VALUE, MIN_VALUE
-from .document import ScenarioDocument, copy_op
-from .widgets import (Binding, QuantityEdit, bind, field_with_message, make_combo, make_label,
+from roofgui.model.catalog import Catalog
+from roofgui.model.chips import LINK_NAMES, SCALE_UP
+from roofgui.model.dtypes import DTYPES
+from roofgui.model.errors import ModelError
+from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, OpKind, op_work
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
+from roofgui.model.units import MAX_VALUE, MIN_VALUE
+from roofgui.gui.document import ScenarioDocument, copy_op
+from roofgui.gui.widgets import (Binding, QuantityEdit, bind, field_with_message, make_combo, make_label,
                       set_combo_items)
 
 LINK_LABELS = {
@@ -90,7 +90,7 @@ class ParamSpec:
 
 def _llm_params() -> tuple[ParamSpec, ...]:
     """The LLM step's model picker, step-model choices and architecture fields."""
-    from ..model import llm
+    from roofgui.model import llm
 
     def preset_arch(params: dict) -> dict:
         try:

@@ -17,11 +17,11 @@ from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPixma
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QListWidget, QListWidgetItem, QMenu,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
-from ..model.ops import OP_KINDS
-from ..model.scenario import OpSpec, Scenario
-from .document import ScenarioDocument
-from .op_editor import kind_items
-from .widgets import ShownParts, signals_blocked
+from roofgui.model.ops import OP_KINDS
+from roofgui.model.scenario import OpSpec, Scenario
+from roofgui.gui.document import ScenarioDocument
+from roofgui.gui.op_editor import kind_items
+from roofgui.gui.widgets import ShownParts, signals_blocked
 
 
 def unique_name(base: str, taken: set[str]) -> str:

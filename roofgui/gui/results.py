@@ -1,7 +1,7 @@
 """The results panel: the selected op's figures on every chip, and the working.
 
-Every figure comes from :func:`roofgui.model.report.record` and every line of
-the working from :func:`roofgui.model.report.working`; this module only lays
+Every figure comes from :func:`roofgui.presentation.report.record` and every line of
+the working from :func:`roofgui.presentation.report.working`; this module only lays
 them out.  Table items are created when the table grows and reused after.
 """
 
@@ -15,12 +15,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from ..model.chips import SCALE_UP
-from ..model.errors import ModelError
-from ..model.ops import OP_KINDS
-from ..model.report import record, working
-from ..model.scenario import Evaluation, Scenario
-from ..model.units import format_number, format_si, format_time
+from roofgui.model.chips import SCALE_UP
+from roofgui.model.errors import ModelError
+from roofgui.model.ops import OP_KINDS
+from roofgui.presentation.report import record, working
+from roofgui.model.scenario import Evaluation, Scenario
+from roofgui.model.units import format_number, format_si, format_time
+from roofgui.presentation import llm_text
 
 # (row label, record key, formatter, tooltip)
 _ROWS: list[tuple[str, str, str, str]] = [
@@ -70,29 +71,12 @@ def _fmt(kind: str, v, rec: dict) -> str:
     return str(v)
 
 
-def _llm_extras():
-    from .. import cli_llm  # the LLM step's table rows and working, shared with the command line
-
-    def rows(entry, rec: dict) -> list[tuple[str, str]]:
-        r = dict(rec)
-        r.update(cli_llm.record_extras(entry))
-        return cli_llm.table_rows(entry, r)
-
-    return rows, cli_llm.working_lines
-
-
-#: Per op kind: a factory of (extra table rows, extra working lines) for kinds with more to say.
-RESULT_EXTRAS: dict[str, Callable[[], tuple[Callable, Callable]]] = {"llm": _llm_extras}
+#: Per op kind: (extra table rows, extra working lines) for kinds with more to say.
+RESULT_EXTRAS: dict[str, tuple[Callable, Callable]] = {"llm": (llm_text.table_rows_with_extras, llm_text.working_lines)}
 
 
 def _extras_for(kind_name: str):
-    factory = RESULT_EXTRAS.get(kind_name)
-    if factory is None:
-        return None
-    try:
-        return factory()
-    except ImportError:
-        return None
+    return RESULT_EXTRAS.get(kind_name)
 
 
 def critical_order(kind_name: str) -> list[str]:

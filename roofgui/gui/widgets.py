@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy,
                                QVBoxLayout, QWidget)
 
-from ..model.errors import ModelError
-from ..model.units import MAX_VALUE, parse_quantity
+from roofgui.model.errors import ModelError
+from roofgui.model.units import MAX_VALUE, parse_quantity
 
 
 @contextmanager

@@ -11,10 +11,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
-from .chips import Chip, chip_to_toml, load_chip_file, parse_chip_toml
-from .errors import ModelError, SpecError
-from .paths import atomic_write, shipped_path, user_cache_dir, user_chip_dir
-from .toml_cache import TomlCache, encode
+from roofgui.model.chips import Chip, chip_to_toml, load_chip_file, parse_chip_toml
+from roofgui.model.errors import ModelError, SpecError
+from roofgui.model.paths import atomic_write, shipped_path, user_cache_dir, user_chip_dir
+from roofgui.model.toml_cache import TomlCache, encode
 
 CATALOG_VERSION = "2026.11"
 #: The parsed shipped chip files, shipped beside them (see :func:`write_shipped_cache`).

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .dtypes import PEAK_FALLBACK, PEAK_KEYS
-from .errors import ModelError, SpecError
+from roofgui.model.dtypes import PEAK_FALLBACK, PEAK_KEYS
+from roofgui.model.errors import ModelError, SpecError
 
 if TYPE_CHECKING:
-    from .toml_cache import TomlCache
+    from roofgui.model.toml_cache import TomlCache
 
 FORMAT_VERSION = 1
 LINK_NAMES = ("ici", "nvlink", "xgmi", "neuronlink", "pcie", "dcn", "ethernet")
@@ -143,7 +143,7 @@ class Chip:
 
     def scaled(self, peak: float = 1.0, hbm: float = 1.0, link: float = 1.0) -> "Chip":
         """A copy with what-if multipliers applied to peaks, HBM and link bandwidths."""
-        from .units import WHAT_IF_MAX, WHAT_IF_MIN
+        from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN
 
         for n, v in (("peak", peak), ("hbm", hbm), ("link", link)):
             if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v > 0):
@@ -390,7 +390,7 @@ def make_chip(id: str, name: str, *, peak: float, hbm_bandwidth: float, hbm_capa
     ModelError
         If a figure is not a positive finite number, or a dtype or link name is unknown.
     """
-    from .units import check_positive
+    from roofgui.model.units import check_positive
 
     def ok(v: Any, key: str) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):

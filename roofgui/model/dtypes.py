@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ModelError
+from roofgui.model.errors import ModelError
 
 
 @dataclass(frozen=True)

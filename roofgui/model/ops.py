@@ -21,9 +21,9 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .dtypes import Dtype, get_dtype
-from .errors import ModelError
-from .units import MAX_VALUE, MIN_VALUE, check_positive, parse_quantity
+from roofgui.model.dtypes import Dtype, get_dtype
+from roofgui.model.errors import ModelError
+from roofgui.model.units import MAX_VALUE, MIN_VALUE, check_positive, parse_quantity
 
 Array = np.ndarray
 

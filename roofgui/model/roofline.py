@@ -18,9 +18,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .chips import Chip, Peak
-from .errors import ModelError
-from .ops import (OpKind, Shard, Work, check_phase, count_work, get_kind, op_work,
+from roofgui.model.chips import Chip, Peak
+from roofgui.model.errors import ModelError
+from roofgui.model.ops import (OpKind, Shard, Work, check_phase, count_work, get_kind, op_work,
                   resolve_dtypes, validate_dims, validate_shard)
 
 BOUNDS = ("compute", "memory", "network")

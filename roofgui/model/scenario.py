@@ -31,14 +31,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .catalog import Catalog
-from .chips import Chip
-from .errors import ModelError, ScenarioError
-from .ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optional_op_kinds, op_work
-from .paths import atomic_write
-from .roofline import (Analysis, Result, Settings, analyze, chip_figures,  # noqa: F401
+from roofgui.model.catalog import Catalog
+from roofgui.model.chips import Chip
+from roofgui.model.errors import ModelError, ScenarioError
+from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optional_op_kinds, op_work
+from roofgui.model.paths import atomic_write
+from roofgui.model.roofline import (Analysis, Result, Settings, analyze, chip_figures,  # noqa: F401
                        critical_values_many, evaluate_figures, evaluate_many)
-from .units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
+from roofgui.model.units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
 
 FORMAT = "roofgui-scenario"
 VERSION = 1
@@ -296,7 +296,7 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
         if integer and op.dims[dn] < 1:
             _fail(where, f"{p}dims.{dn}", f"must be at least 1 (got {op.dims[dn]:g})")
     dts = _expect(od.get("dtypes", {}), dict, where, p + "dtypes", "an object")
-    from .dtypes import get_dtype
+    from roofgui.model.dtypes import get_dtype
     for role, name in dts.items():
         if role not in DTYPE_ROLES:
             _fail(where, f"{p}dtypes.{role}", f"unknown role (allowed: {', '.join(DTYPE_ROLES)})")
@@ -317,7 +317,7 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
         if not 1 <= n <= 1_000_000:
             _fail(where, p + "shard.n", f"must be between 1 and 1000000 (got {n})")
         link = _expect(sh.get("link", ""), str, where, p + "shard.link", "a link name")
-        from .chips import SHARD_LINKS as LINK_NAMES
+        from roofgui.model.chips import SHARD_LINKS as LINK_NAMES
         if link not in LINK_NAMES:
             _fail(where, p + "shard.link", f"unknown link {link!r} (known: {', '.join(LINK_NAMES)})")
         op.shard = ShardSpec(axis, n, link)

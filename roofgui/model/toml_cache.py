@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .paths import atomic_write
+from roofgui.model.paths import atomic_write
 
 #: Bump when the layout of the cache file changes.
 CACHE_FORMAT = 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from .errors import ModelError
+from roofgui.model.errors import ModelError
 
 _DEC = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9,
         "t": 1e12, "T": 1e12, "p": 1e15, "P": 1e15}

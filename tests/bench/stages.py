@@ -60,7 +60,7 @@ def main() -> None:
     os.environ["ROOFGUI_HOME"] = str(tmp / "home")
     app, w = be.open_window(tmp)
     import roofgui.gui.main_window as mw
-    import roofgui.gui.sweep_plot as sp
+    import roofgui.plotting.sweep_plot as sp
 
     plot, dim = be.show_view(w, a.view)
     probe = PaintProbe(plot.viewport())

@@ -12,9 +12,9 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from roofgui.gui.plot_items import _Canvas
-from roofgui.gui.plots import SweepPlot
-from roofgui.gui.style import SCREEN_DARK
+from roofgui.plotting.plot_items import _Canvas
+from roofgui.plotting.sweep_plot import SweepPlot
+from roofgui.presentation.style import SCREEN_DARK
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
@@ -169,7 +169,7 @@ def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, shipped):
     """The window's roofline keeps its axes as pictures (Qt's device cache) and its legend
     as one picture: through edits, chips, a zoom, another style and sizes it shows what a
     plain roofline shows."""
-    from roofgui.gui.plots import RooflinePlot
+    from roofgui.plotting.plots import RooflinePlot
     from roofgui.model.scenario import evaluate_scenario
 
     cached, plain = RooflinePlot(), RooflinePlot()
@@ -306,7 +306,7 @@ def test_on_screen_the_legend_is_placed_after_the_plots_paint(pair, shipped, qtb
 
 def test_a_moved_legend_is_drawn_again_where_it_now_is(pair, shipped):
     """The legend follows the B* labels below it by whole pixels (its lift is rounded up).
-    On screen it is drawn from one picture (roofgui.gui.picture): moved by whole pixels or
+    On screen it is drawn from one picture (roofgui.plotting.picture): moved by whole pixels or
     by a fraction of one, the picture is drawn again where the legend now is, and the plot
     shows what a plain one shows."""
     cached, plain = pair
@@ -359,7 +359,7 @@ def test_a_legend_never_lifts_past_the_top_of_the_view(pair, shipped, screen, mo
 def test_an_edit_of_a_dimension_sets_no_members_and_no_pens(qtbot, pair, shipped, monkeypatch):
     """The same lines drawn by the same items: an edit neither gives the curves' canvas its
     members again nor any line its pen; a chip added does both, and so does a new style."""
-    from roofgui.gui.plot_items import _Curve
+    from roofgui.plotting.plot_items import _Curve
 
     cached, plain = pair
     sc = scenario()

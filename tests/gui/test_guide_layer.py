@@ -1,4 +1,4 @@
-"""The guide layer (``roofgui.gui.guide_layer``): the sweep's critical guides drawn by one
+"""The guide layer (``roofgui.plotting.guide_layer``): the sweep's critical guides drawn by one
 item.  A guide must look exactly like the two-point line item it replaces, and carry no
 line far outside the view (a vector export cuts every other line to the view)."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui
 
-from roofgui.gui.guide_layer import Guide, GuideLayer
-from roofgui.gui.plot_items import _Curve, _pen
-from roofgui.model.plotdata import LOG_INF
+from roofgui.plotting.guide_layer import Guide, GuideLayer
+from roofgui.plotting.plot_items import _Curve, _pen
+from roofgui.presentation.plotdata import LOG_INF
 
 from gui_helpers import pixels
 

@@ -1,4 +1,4 @@
-"""The plots' labels (``roofgui.gui.label``): pyqtgraph's TextItem with its text laid out by
+"""The plots' labels (``roofgui.plotting.label``): pyqtgraph's TextItem with its text laid out by
 a QTextLayout instead of a QTextDocument.  They must look exactly like a TextItem — the
 same rectangle, the same pixels — through every change a plot makes to them."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from roofgui.gui.label import _Label
+from roofgui.plotting.label import _Label
 
 from gui_helpers import label_changes, pixels
 

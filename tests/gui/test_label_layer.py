@@ -1,4 +1,4 @@
-"""The label layer (``roofgui.gui.label_layer``): many labels drawn by one item.  Each must
+"""The label layer (``roofgui.plotting.label_layer``): many labels drawn by one item.  Each must
 look exactly like a label item (``_Label``, itself checked against pyqtgraph's TextItem):
 the same pixels and the same rectangle in the scene, through every change a plot makes."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from roofgui.gui.label import _Label
-from roofgui.gui.label_layer import LabelLayer, LayerLabel
+from roofgui.plotting.label import _Label
+from roofgui.plotting.label_layer import LabelLayer, LayerLabel
 
 from gui_helpers import label_changes, pixels
 

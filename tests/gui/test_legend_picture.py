@@ -1,4 +1,4 @@
-"""The window's legend is drawn from one kept picture (``roofgui.gui.picture.Picture``).
+"""The window's legend is drawn from one kept picture (``roofgui.plotting.picture.Picture``).
 
 What it shows must be what the legend's items draw themselves, after every kind of
 change to them. A plot with the picture and a plain one (an export's, which has none)
@@ -12,9 +12,10 @@ import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtGui
 
-from roofgui.gui.picture import Picture
-from roofgui.gui.plots import RooflinePlot, SweepPlot
-from roofgui.gui.style import SCREEN_DARK
+from roofgui.plotting.picture import Picture
+from roofgui.plotting.plots import RooflinePlot
+from roofgui.plotting.sweep_plot import SweepPlot
+from roofgui.presentation.style import SCREEN_DARK
 from roofgui.model.scenario import SweepSpec, evaluate_scenario, sweep_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, show_sweep, three_ops

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox
 
-from roofgui.gui.llm_sweep import LlmSweepPlot
+from roofgui.plotting.llm_sweep import LlmSweepPlot
 from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP
 from roofgui.model import llm
 from roofgui.model.scenario import Scenario

@@ -25,8 +25,9 @@ def soak(n: int) -> int:
     import numpy as np
     from PySide6 import QtCore, QtGui, QtWidgets
 
-    from roofgui.gui.plots import RooflinePlot, SweepPlot
-    from roofgui.gui.style import SCREEN_DARK, SCREEN_LIGHT
+    from roofgui.plotting.plots import RooflinePlot
+    from roofgui.plotting.sweep_plot import SweepPlot
+    from roofgui.presentation.style import SCREEN_DARK, SCREEN_LIGHT
     from roofgui.model.catalog import Catalog
     from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
                                         sweep_scenario)

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from roofgui.gui.plots import RooflinePlot, SweepPlot
-from roofgui.gui.style import SCREEN_DARK, SCREEN_LIGHT, SLIDE, PlotStyle, screen_style
+from roofgui.plotting.plots import RooflinePlot
+from roofgui.plotting.sweep_plot import SweepPlot
+from roofgui.presentation.style import SCREEN_DARK, SCREEN_LIGHT, SLIDE, PlotStyle, screen_style
 from roofgui.model.catalog import Catalog
-from roofgui.model import plotdata as pd
+from roofgui.presentation import plotdata as pd
 from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
                                     sweep_scenario)
 
@@ -594,7 +595,7 @@ def test_a_few_spots_paint_as_pyqtgraph_draws_them(qtbot, symbol, export, n):
     """The op points' fast paint path draws what pyqtgraph's own path draws: its symbol
     atlas on screen, the symbol's path when exporting."""
     import pyqtgraph as pg
-    from roofgui.gui.plots import _Scatter
+    from roofgui.plotting.plots import _Scatter
 
     images = []
     for cls in (_Scatter, pg.ScatterPlotItem):

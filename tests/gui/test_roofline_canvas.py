@@ -10,8 +10,8 @@ compared pixel by pixel.  And the cache must skip work: an op's edit draws no pi
 
 import pytest
 
-from roofgui.gui.plots import RooflinePlot
-from roofgui.gui.style import SCREEN_DARK
+from roofgui.plotting.plots import RooflinePlot
+from roofgui.presentation.style import SCREEN_DARK
 from roofgui.model.scenario import evaluate_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops

@@ -13,9 +13,9 @@ import pytest
 from PySide6 import QtGui
 
 import pyqtgraph.graphicsItems.ScatterPlotItem as spi
-from roofgui.gui.plots import RooflinePlot, _Scatter
-from roofgui.gui.style import SCREEN_DARK
-from roofgui.model import plotdata as pd
+from roofgui.plotting.plots import RooflinePlot, _Scatter
+from roofgui.presentation.style import SCREEN_DARK
+from roofgui.presentation import plotdata as pd
 from roofgui.model.catalog import Catalog
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, evaluate_scenario
 
@@ -277,7 +277,7 @@ def test_moved_spots_paint_where_pyqtgraph_paints_them(qtbot, n):
 
 
 def test_counting_all_rectangles_at_once_picks_what_least_covered_picks():
-    from roofgui.gui.plot_base import _covered, _rect_bounds
+    from roofgui.plotting.plot_base import _covered, _rect_bounds
 
     rng = np.random.default_rng(3)
     for _ in range(300):

@@ -182,7 +182,7 @@ def test_a_label_moves_without_telling_the_view_box_and_still_moves(qtbot):
     range) yet lands where it was sent, and the view's range is untouched."""
     import pyqtgraph as pg
 
-    from roofgui.gui.plot_base import _Label
+    from roofgui.plotting.plot_base import _Label
 
     w = pg.PlotWidget()
     qtbot.addWidget(w)
@@ -206,7 +206,7 @@ def test_a_lines_lean_path_is_pyqtgraphs_path(qtbot, connect):
     import numpy as np
     import pyqtgraph as pg
 
-    from roofgui.gui.plot_items import _Curve
+    from roofgui.plotting.plot_items import _Curve
 
     def elements(path):
         return [(path.elementAt(i).type, path.elementAt(i).x, path.elementAt(i).y)
@@ -232,7 +232,7 @@ def test_a_lines_choice_of_segments_follows_its_pen_and_options(qtbot):
     import numpy as np
     from PySide6 import QtGui
 
-    from roofgui.gui.plot_items import _Curve, _pen
+    from roofgui.plotting.plot_items import _Curve, _pen
 
     img = QtGui.QImage(64, 64, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
     c = _Curve(antialias=True)
@@ -262,7 +262,7 @@ def test_a_lines_choice_of_segments_follows_its_pen_and_options(qtbot):
 
 def _stroke_spy(monkeypatch):
     """Calls of ``_Curve._stroke_segments`` and what each answered."""
-    from roofgui.gui.plot_items import _Curve
+    from roofgui.plotting.plot_items import _Curve
 
     seen = []
     real = _Curve._stroke_segments
@@ -285,7 +285,7 @@ def test_a_wide_antialiased_line_is_stroked_as_segments_in_pixels_and_looks_the_
     import numpy as np
     from PySide6 import QtGui
 
-    from roofgui.gui.plot_items import _Curve, _pen
+    from roofgui.plotting.plot_items import _Curve, _pen
 
     seen = _stroke_spy(monkeypatch)
     x = np.linspace(0.2, 3.8, 24)
@@ -331,7 +331,7 @@ def test_a_line_keeps_its_path_where_segments_would_not_do(qtbot, monkeypatch):
     import numpy as np
     from PySide6 import QtCore, QtGui, QtSvg
 
-    from roofgui.gui.plot_items import _Curve, _pen
+    from roofgui.plotting.plot_items import _Curve, _pen
 
     seen = _stroke_spy(monkeypatch)
     x = np.linspace(0.0, 60.0, 7)
@@ -375,7 +375,7 @@ def test_a_line_whose_segments_fail_is_drawn_as_its_path(qtbot, monkeypatch, cap
     import numpy as np
     from PySide6 import QtGui
 
-    import roofgui.gui.plot_items as pi
+    import roofgui.plotting.plot_items as pi
 
     def broken(self, p, flat, tr):
         p.resetTransform()  # (half done when it fails)
@@ -399,7 +399,7 @@ def test_a_line_whose_segments_fail_is_drawn_as_its_path(qtbot, monkeypatch, cap
         p.end()
         return np.frombuffer(img.constBits(), np.uint8).reshape(64, 64, 4).copy()
 
-    with caplog.at_level("ERROR", logger="roofgui.gui.plot_items"):
+    with caplog.at_level("ERROR", logger="roofgui.plotting.plot_items"):
         first, second = picture(), picture()
     assert (first[..., :3] < 200).any(axis=2).sum() > 50  # the line is there
     assert np.array_equal(first, second)
@@ -414,7 +414,7 @@ def test_a_one_segment_line_is_drawn_as_a_line_with_its_paths_pixels(qtbot, monk
     import numpy as np
     from PySide6 import QtGui
 
-    from roofgui.gui.plot_items import _Curve, _pen
+    from roofgui.plotting.plot_items import _Curve, _pen
 
     built = []
     real = _Curve.getPath

@@ -13,13 +13,13 @@ import pytest
 from PySide6 import QtGui
 from PySide6.QtWidgets import QApplication
 
-import roofgui.gui.label as label_mod
-from roofgui.gui.label import _Label
-from roofgui.gui.label_layer import LabelLayer
-from roofgui.gui.plot_items import (_Canvas, _Curve, _heard, _Scatter, _set_anchor, _set_pos,
+import roofgui.plotting.label as label_mod
+from roofgui.plotting.label import _Label
+from roofgui.plotting.label_layer import LabelLayer
+from roofgui.plotting.plot_items import (_Canvas, _Curve, _heard, _Scatter, _set_anchor, _set_pos,
                                     _ViewLayer, _spot_brush, _spot_pen)
-from roofgui.gui.plots import SweepPlot
-from roofgui.gui.style import SCREEN_DARK, SCREEN_LIGHT
+from roofgui.plotting.sweep_plot import SweepPlot
+from roofgui.presentation.style import SCREEN_DARK, SCREEN_LIGHT
 from roofgui.model.scenario import SweepSpec, sweep_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
@@ -416,7 +416,7 @@ def test_a_style_change_after_edits_restyles_every_item(qtbot, shipped):
 
 
 def test_a_sweep_lines_key_is_kept_and_is_not_a_field(shipped):
-    from roofgui.model.sweepgeom import sweep_geometry
+    from roofgui.presentation.sweepgeom import sweep_geometry
 
     sc = scenario()
     g = sweep_geometry(sc, sweep_scenario(sc, shipped)[0])

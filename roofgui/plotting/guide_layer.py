@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from .plot_items import _LayerMark, _MarkLayer
+from roofgui.plotting.plot_items import _LayerMark, _MarkLayer
 
 __all__ = ["GuideLayer", "Guide"]
 

@@ -1,6 +1,6 @@
 """Many plot labels drawn by one item: the sweep's critical labels (``B* = 241``).
 
-A :class:`~roofgui.gui.label._Label` is an item of the scene: Qt indexes it, asks its
+A :class:`~roofgui.plotting.label._Label` is an item of the scene: Qt indexes it, asks its
 rectangle several times a paint, calls its ``paint`` through Python, and every move or
 new text runs ``prepareGeometryChange`` and pyqtgraph's transform bookkeeping.  The sweep
 moves and retitles eight of its sixteen labels on every keystroke; as items they cost
@@ -10,7 +10,7 @@ took ~2 ms less with its labels hidden, half in the update and half in the paint
 A :class:`LabelLayer` is one item of the view box holding any number of
 :class:`LayerLabel` objects.  A layer label answers what the plots ask of a label (text,
 colour, font, halo, place, anchor, visibility, scene rectangle) and is laid out by the
-same :class:`~roofgui.gui.label.LabelText`; the layer draws each where its item would
+same :class:`~roofgui.plotting.label.LabelText`; the layer draws each where its item would
 have drawn it — its text upright and unscaled at its anchor point, after its halo — so
 the pixels are the item's (tested against ``_Label`` and pyqtgraph's ``TextItem``).
 Upright labels only: no angle.
@@ -27,8 +27,8 @@ import pyqtgraph as pg
 from pyqtgraph.Point import Point
 from PySide6 import QtCore, QtGui
 
-from .label import LabelText
-from .plot_items import _LayerMark, _MarkLayer
+from roofgui.plotting.label import LabelText
+from roofgui.plotting.plot_items import _LayerMark, _MarkLayer
 
 __all__ = ["LabelLayer", "LayerLabel"]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..model.chips import SCALE_UP
-from ..model.ops import OP_KINDS
-from ..model.scenario import Evaluation, OpSpec, Scenario
-from ..model.units import format_si
+from roofgui.model.chips import SCALE_UP
+from roofgui.model.ops import OP_KINDS
+from roofgui.model.scenario import Evaluation, OpSpec, Scenario
+from roofgui.model.units import format_si
 
 
 def _num(v: float) -> str:

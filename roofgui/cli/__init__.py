@@ -9,51 +9,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from typing import Callable, Sequence
 
-from .model.errors import ModelError
+from roofgui.model.errors import ModelError
 
-EXIT_USAGE = 2
-
-
-class CliError(Exception):
-    """A usage problem: printed as one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
-        raise CliError(message)
-
-
-def parse_kv(text: str, field: str) -> dict[str, str]:
-    """``B=256,D=8k`` → {"B": "256", "D": "8k"}.
-
-    A comma only separates pairs when a ``NAME=`` follows it, so values may
-    use thousands separators: ``B=1,024,D=8k``.
-    """
-    out: dict[str, str] = {}
-    for part in re.split(r",(?=[^,=]*=)", text):
-        part = part.strip()
-        if not part:
-            continue
-        if "=" not in part:
-            raise CliError(f"{field}: {part!r} should look like NAME=VALUE")
-        k, v = part.split("=", 1)
-        k = k.strip()
-        if not k:
-            raise CliError(f"{field}: missing name before '=' in {part!r}")
-        if k in out:
-            raise CliError(f"{field}: {k} is given twice")
-        out[k] = v.strip()
-    return out
+from roofgui.cli import llm as cli_llm
+from roofgui.cli.common import EXIT_USAGE, CliError, Parser, parse_kv  # noqa: F401
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="roofgui", description="Roofline Explorer: where does the time go?")
+    p = Parser(prog="roofgui", description="Roofline Explorer: where does the time go?")
     p.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", parser_class=Parser)
 
     sub.add_parser("chips", help="list chip ids with headline figures").add_argument(
         "--json", action="store_true", help="print JSON")
@@ -76,8 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--derate", action="store_true", help="use each chip's achievable fraction of peak")
     a.add_argument("--json", action="store_true", help="print JSON")
     a.add_argument("--working", action="store_true", help="print the derivation of every figure")
-    for hook in _ANALYZE_ARG_HOOKS:
-        hook(a)
+    cli_llm.add_args(a)
 
     e = sub.add_parser("export", help="write a plot or table without a window")
     e.add_argument("scenario", help="scenario JSON file")
@@ -94,13 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: Extra ``analyze`` options registered by other modules (the LLM step adds its own).
-_ANALYZE_ARG_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = []
-
-
 def cmd_chips(args, out) -> int:
-    from .model.catalog import Catalog
-    from .model.units import format_si
+    from roofgui.model.catalog import Catalog
+    from roofgui.model.units import format_si
     cat = Catalog.load()
     for err in cat.errors:
         print(f"warning: {err}", file=sys.stderr)
@@ -125,8 +88,8 @@ def cmd_chips(args, out) -> int:
 
 
 def cmd_show_chip(args, out) -> int:
-    from .model.catalog import Catalog
-    from .model.units import format_si
+    from roofgui.model.catalog import Catalog
+    from roofgui.model.units import format_si
     cat = Catalog.load()
     c = cat.get(args.chip)
     print(f"{c.name} ({c.id}) — {c.vendor} {c.kind}{' — ' + c.summary if c.summary else ''}", file=out)
@@ -155,10 +118,10 @@ def cmd_show_chip(args, out) -> int:
 
 def _analyze_scenario(args):
     """Build the scenario that ``analyze`` evaluates, from a file or the flags."""
-    from .model.scenario import OpSpec, Scenario, ShardSpec, load_scenario
-    from .model.ops import get_kind, DTYPE_ROLES
-    from .model.units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, parse_quantity
-    from .model.dtypes import get_dtype
+    from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, load_scenario
+    from roofgui.model.ops import get_kind, DTYPE_ROLES
+    from roofgui.model.units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, parse_quantity
+    from roofgui.model.dtypes import get_dtype
 
     if args.scenario:
         sc = load_scenario(args.scenario)
@@ -170,7 +133,7 @@ def _analyze_scenario(args):
         if not args.chip:
             raise CliError("analyze: give at least one --chip (see 'roofgui chips')")
         kind = get_kind(args.op)
-        builder = _OP_BUILDERS.get(kind.name)
+        builder = OP_BUILDERS.get(kind.name)
         if builder is not None:
             op = builder(args, kind)
         else:
@@ -204,7 +167,7 @@ def _analyze_scenario(args):
                 n = parse_quantity(n_text, "--shard N", integer=True, max_value=1e6)
                 if not args.link:
                     raise CliError("--shard needs --link (e.g. --link ici or --link nvlink)")
-                from .model.chips import SHARD_LINKS as LINK_NAMES
+                from roofgui.model.chips import SHARD_LINKS as LINK_NAMES
                 if args.link not in LINK_NAMES:
                     raise CliError(f"--link: unknown link {args.link!r} (known: {', '.join(LINK_NAMES)})")
                 shard = ShardSpec(axis, int(n), args.link)
@@ -223,15 +186,15 @@ def _analyze_scenario(args):
     return sc
 
 
-#: Op kinds whose flags differ from --dims (the LLM step registers one).
-_OP_BUILDERS: dict[str, Callable] = {}
+#: Op kinds whose flags differ from --dims.
+OP_BUILDERS: dict[str, Callable] = {"llm": cli_llm.build_op}
 
 
 def cmd_analyze(args, out) -> int:
-    from .model.catalog import Catalog
-    from .model.report import record, working
-    from .model.scenario import evaluate_scenario
-    from .model.units import format_number, format_si, format_time
+    from roofgui.model.catalog import Catalog
+    from roofgui.presentation.report import record, working
+    from roofgui.model.scenario import evaluate_scenario
+    from roofgui.model.units import format_number, format_si, format_time
 
     sc = _analyze_scenario(args)
     cat = Catalog.load()
@@ -246,7 +209,7 @@ def cmd_analyze(args, out) -> int:
     records = []
     for e in ev.entries:
         rec = record(e.analysis, e.op.name, e.phase)
-        extra = _RECORD_EXTRAS.get(e.op.kind)
+        extra = RECORD_EXTRAS.get(e.op.kind)
         if extra:
             rec.update(extra(e))
         records.append(rec)
@@ -283,7 +246,7 @@ def cmd_analyze(args, out) -> int:
         ]
         for k, v in rec["critical"].items():
             rows.append((f"Critical {k}", "none" if v is None else format_number(v)))
-        more = _TABLE_EXTRAS.get(e.op.kind)
+        more = TABLE_EXTRAS.get(e.op.kind)
         if more:
             rows += more(e, rec)
         for label, text in rows:
@@ -294,22 +257,22 @@ def cmd_analyze(args, out) -> int:
             print("  Working:", file=out)
             for line in working(e.analysis):
                 print(f"    {line}", file=out)
-            for line in (_WORKING_EXTRAS[e.op.kind](e) if e.op.kind in _WORKING_EXTRAS else ()):
+            for line in (WORKING_EXTRAS[e.op.kind](e) if e.op.kind in WORKING_EXTRAS else ()):
                 print(f"    {line}", file=out)
         print(file=out)
     return 0
 
 
 #: Per-op-kind extra JSON fields (the LLM step adds throughput and memory figures).
-_RECORD_EXTRAS: dict[str, Callable] = {}
+RECORD_EXTRAS: dict[str, Callable] = {"llm": cli_llm.record_extras}
 #: Per-op-kind extra table rows ``(entry, record) -> [(label, text)]`` and ``--working`` lines.
-_TABLE_EXTRAS: dict[str, Callable] = {}
-_WORKING_EXTRAS: dict[str, Callable] = {}
+TABLE_EXTRAS: dict[str, Callable] = {"llm": cli_llm.table_rows}
+WORKING_EXTRAS: dict[str, Callable] = {"llm": cli_llm.working_lines}
 
 
 def cmd_export(args, out) -> int:
     try:
-        from .export.cli import run_export
+        from roofgui.cli.export import run_export
     except ImportError as e:  # pragma: no cover - only when Qt is missing
         raise CliError(f"export needs Qt (PySide6): {e}")
     return run_export(args, out)
@@ -318,35 +281,17 @@ def cmd_export(args, out) -> int:
 COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export}
 
 
-def _load_plugins(cli: bool = True) -> None:
-    """Import modules that register extra op kinds and (with ``cli``) their CLI options."""
-    try:
-        from .model import llm  # noqa: F401
-    except ImportError:
-        pass
-    if not cli:
-        return
-    try:
-        from . import cli_llm  # noqa: F401
-    except ImportError:
-        pass
-
-
 def main(argv: Sequence[str] | None = None, out=None) -> int:
     """Entry point.  Returns the exit status."""
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("gui", "open") or (argv[0].endswith(".json") and len(argv) == 1):
-        # The window needs the model's op kinds, not the command line's options. (Imported
-        # here, before Qt: PySide6 inspects the source of every module imported after it.)
-        _load_plugins(cli=False)
-        from .app import main as gui_main
+        from roofgui.app import main as gui_main
         return gui_main(argv[1:] if argv and argv[0] in ("gui", "open") else argv)
-    _load_plugins()
     try:
         args = build_parser().parse_args(argv)
         if args.version:
-            from . import __version__
+            from roofgui import __version__
             print(f"roofgui {__version__}", file=out)
             return 0
         if not args.command:

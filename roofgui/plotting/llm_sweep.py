@@ -8,9 +8,9 @@ and activations fit in HBM.  Past the wall the curves fade and the plot is
 hatched in the chip's colour; the wall is labelled with what overflows.
 
 Everything drawn comes from :func:`roofgui.model.llm.llm_sweep_scenario`
-(the numbers) and :func:`roofgui.model.llm.llm_sweep_geometry` (log10
+(the numbers) and :func:`roofgui.presentation.llm_geometry.llm_sweep_geometry` (log10
 coordinates, labels and tooltips); this module only places items.  Like
-:mod:`roofgui.gui.plots`, it draws log10 data on linear axes whose ticks read
+:mod:`roofgui.plotting.plots`, it draws log10 data on linear axes whose ticks read
 as powers of ten, creates items once per chip and updates them with ``setData``.
 """
 
@@ -22,11 +22,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from ..model import llm
-from ..model import plotdata as pd
-from .plots import _face, _font, _halo, _LogPlot, _pen, _qcolor, _text_px
-from .style import PlotStyle
-from .widgets import ShownParts, set_combo_items
+from roofgui.model import llm
+from roofgui.presentation import llm_geometry
+from roofgui.presentation import plotdata as pd
+from roofgui.plotting.plots import _face, _font, _halo, _LogPlot, _pen, _qcolor, _text_px
+from roofgui.presentation.style import PlotStyle
 
 __all__ = ["LlmSweepPlot", "SWEEP_CHOICES", "is_llm_view"]
 
@@ -44,57 +44,11 @@ def is_llm_view(y: str) -> bool:
     return y in llm.SWEEP_VIEWS
 
 
-def install_sweep_choices(controls) -> None:
-    """Offer the LLM views in the sweep controls' Plot combo, after its own choices.
-
-    Choosing one also sweeps ``B`` (in the same undo step), since these views
-    are against batch; the choices are greyed out while the scenario has no
-    LLM step (unless one is shown, so a file that asks for it still reads).
-    """
-    combo = controls.y_combo
-    have = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
-    set_combo_items(combo, have + [c for c in SWEEP_CHOICES if c[1] not in {d for _, d in have}])
-    combo.setToolTip(combo.toolTip().rstrip(".") + "; for an LLM step, its throughput or "
-                     "per-token latency against batch B, with each chip's memory-capacity wall.")
-    binding = next((b for b in controls.bindings if b.widget is combo), None)
-    if binding is not None:
-        write = binding.write
-
-        def write_y(s, v, write=write) -> None:
-            write(s, v)
-            if is_llm_view(v) and s.sweep.dim != "B":
-                s.sweep.dim = "B"
-                s.sweep.start, s.sweep.stop = llm.SWEEP_DEFAULT_RANGE
-        binding.write = write_y
-
-    def sync() -> None:
-        sc = controls.doc.scenario
-        has_llm = llm.sweep_op_index(sc) is not None
-        model = combo.model()
-        for i in range(combo.count()):
-            if is_llm_view(combo.itemData(i)):
-                item = model.item(i) if hasattr(model, "item") else None
-                if item is not None:
-                    item.setEnabled(has_llm or combo.currentIndex() == i)
-                    item.setToolTip("" if has_llm else "Add an LLM step to see this view")
-
-    # (what it shows depends on the plot chosen and the ops' kinds: another edit skips it)
-    shown = ShownParts(lambda sc: (sc.sweep.y, tuple([op.kind for op in sc.ops])))
-
-    def on_changed(origin: object) -> None:
-        if shown.changed(controls.doc.scenario, origin):
-            sync()
-
-    controls.doc.changed.connect(on_changed)
-    controls.sync(None)  # show the scenario's choice, now that the combo offers it
-    sync()
-
-
 class LlmSweepPlot(_LogPlot):
     """Throughput or time per output token of one LLM op against batch, one colour per chip.
 
     Introspection for tests: ``geometry`` (the last
-    :class:`~roofgui.model.llm.LlmSweepGeometry`), and per chip id ``curves_hi``,
+    :class:`~roofgui.model.llm_geometry.LlmSweepGeometry`), and per chip id ``curves_hi``,
     ``curves_lo`` (up to the wall), ``unfit_hi``, ``unfit_lo`` (past it), ``bands``,
     ``walls``, ``wall_labels``, ``regions`` (hatched, past the wall), ``markers`` (the
     op's own batch); ``batch_guide``, ``batch_label``, ``message``, ``legend``.
@@ -104,7 +58,7 @@ class LlmSweepPlot(_LogPlot):
         super().__init__(parent, style, "plain", "si")
         self._x_title = "Batch B (concurrent requests)"
         self._y_title = "Throughput, all requests (tokens/s)"
-        self.geometry: llm.LlmSweepGeometry | None = None
+        self.geometry: llm_geometry.LlmSweepGeometry | None = None
         self.curves_hi: dict[str, pg.PlotDataItem] = {}
         self.curves_lo: dict[str, pg.PlotDataItem] = {}
         self.unfit_hi: dict[str, pg.PlotDataItem] = {}
@@ -133,7 +87,7 @@ class LlmSweepPlot(_LogPlot):
         when the view (throughput / latency) changes, or when the data leaves the
         fitted range and the user has not zoomed.
         """
-        g = llm.llm_sweep_geometry(result, colours if colours is not None else self._colours,
+        g = llm_geometry.llm_sweep_geometry(result, colours if colours is not None else self._colours,
                                    n_colours=len(self.style.palette))
         self._colours = dict(g.colours) or self._colours
         old = self.geometry

@@ -32,11 +32,11 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .chips import Chip
-from .errors import ModelError
-from .roofline import BOUNDS, Settings
-from .polylines import DRAW_TOLERANCE, densify, densify_many, simplify_polylines  # noqa: F401
-from .units import format_number, format_si, format_time
+from roofgui.model.chips import Chip
+from roofgui.model.errors import ModelError
+from roofgui.model.roofline import BOUNDS, Settings
+from roofgui.presentation.polylines import DRAW_TOLERANCE, densify, densify_many, simplify_polylines  # noqa: F401
+from roofgui.model.units import format_number, format_si, format_time
 
 #: log10 stand-in for "unbounded" ends of regions (1e±60 is far outside any view).
 LOG_INF = 60.0
@@ -724,19 +724,3 @@ def _point_tooltip(e) -> str:
     rows.append(f"<b>{BOUND_LABELS[bound]}</b>")
     rows.append("<i>click to show this op in the form and results</i>")
     return "<br>".join(rows)
-
-
-# ---------------------------------------------------------------------------
-# Sweep geometry: in :mod:`.sweepgeom` (imported when first asked for here)
-# ---------------------------------------------------------------------------
-
-_SWEEP_NAMES = ("SweepLine", "SweepGeometry", "SweepMemo", "sweep_geometry",
-                "critical_label", "dedupe_critical_labels")
-
-
-def __getattr__(name: str):
-    if name in _SWEEP_NAMES:
-        from . import sweepgeom
-
-        return getattr(sweepgeom, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

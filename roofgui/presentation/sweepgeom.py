@@ -1,7 +1,7 @@
 """Sweep geometry: the sweep plot's curves (log10), their critical markers and labels,
 simplified drawings and the fit range, computed without Qt from the model's sweep.
 
-Split out of :mod:`roofgui.model.plotdata`, which re-exports these names (lazily: the
+Split out of :mod:`roofgui.presentation.plotdata`, which re-exports these names (lazily: the
 roofline's first paint does not need them).
 """
 
@@ -13,10 +13,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .ops import OP_KINDS
-from .plotdata import OP_DASHES, assign_colours, nice_range
-from .polylines import simplify_polylines
-from .units import format_number, format_si
+from roofgui.model.ops import OP_KINDS
+from roofgui.presentation.plotdata import OP_DASHES, assign_colours, nice_range
+from roofgui.presentation.polylines import simplify_polylines
+from roofgui.model.units import format_number, format_si
 
 class _Key:
     """:attr:`SweepLine.key`, worked out once per line and then kept in the line's

@@ -1,7 +1,7 @@
 """The pieces the plots are built of: pens, fonts and colours from a style, the
 log-reading axis, and the items (a fast few-spot scatter, a bare line, a point's
 view, a legend sample).  Qt and pyqtgraph only; the geometry comes from
-:mod:`roofgui.model.plotdata`.
+:mod:`roofgui.presentation.plotdata`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
 from pyqtgraph.Qt import OpenGLHelpers as _GL
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..model import plotdata as pd
-from .style import PlotStyle
+from roofgui.presentation import plotdata as pd
+from roofgui.presentation.style import PlotStyle
 
 _GLWidget = _GL.GraphicsViewGLWidget  # (lines on an OpenGL view: pyqtgraph's own paint)
 

@@ -1,5 +1,5 @@
 """The roofline and sweep plots.  They only draw: every coordinate comes from
-:mod:`roofgui.model.plotdata` (log10 units on linear axes whose ticks read as
+:mod:`roofgui.presentation.plotdata` (log10 units on linear axes whose ticks read as
 powers of ten), and every item is created once per chip / op and then updated
 with ``setData`` — and only when its data or style actually changed.
 
@@ -16,10 +16,10 @@ import pyqtgraph as pg
 from PySide6 import QtCore
 from PySide6.QtCore import Signal
 
-from ..model import plotdata as pd
-from .style import PlotStyle
-from .plot_base import _covered, _LogPlot, _rect_bounds  # noqa: F401
-from .plot_items import (_GRID_FX, LEGEND_CORNERS, LogAxis, _Canvas, _Curve, _face,  # noqa: F401
+from roofgui.presentation import plotdata as pd
+from roofgui.presentation.style import PlotStyle
+from roofgui.plotting.plot_base import _covered, _LogPlot, _rect_bounds  # noqa: F401
+from roofgui.plotting.plot_items import (_GRID_FX, LEGEND_CORNERS, LogAxis, _Canvas, _Curve, _face,  # noqa: F401
                          _face_colour, _font, _halo, _pen, _qcolor, _rect_samples, _Scatter,
                          _set_anchor, _set_pos, _Spot, _spot_brush, _spot_pen, _style_scatter,
                          _text_px)
@@ -39,7 +39,7 @@ class RooflinePlot(_LogPlot):
     ``ridge_items[chip_id]``, ``ridge_labels[(chip_id, ridge_key)]``,
     ``points[(op_index, phase, chip_id)]``, ``op_labels[(op_index, phase)]``,
     ``region_items[kind]``, ``region_labels[kind]``, ``legend``, ``legend_corner``,
-    ``geometry`` (the last :class:`~roofgui.model.plotdata.RooflineGeometry`).
+    ``geometry`` (the last :class:`~roofgui.presentation.plotdata.RooflineGeometry`).
 
     ``opClicked(op_index)`` is emitted when an op's point (or its link twin, or its
     label) is clicked with the left button; the window decides what that selects.
@@ -109,7 +109,7 @@ class RooflinePlot(_LogPlot):
 
     def use_screen_caches(self) -> None:
         """The base class's caches, and the chips' roofs and ridge guides drawn through
-        canvases that keep them as pictures (:class:`~roofgui.gui.plot_items._Canvas`):
+        canvases that keep them as pictures (:class:`~roofgui.plotting.plot_items._Canvas`):
         an op's edit moves its points and labels, never a roof, so its repaint blits the
         roofs instead of stroking some thirty wide anti-aliased lines again; and the
         legend's corner chosen after the plot's paint (:meth:`defer_legend_placement`,
@@ -727,14 +727,3 @@ class RooflinePlot(_LogPlot):
                 if self._curve_hit(self.roof_curves[c.chip_id][r.key], scene_pos):
                     return r.tooltip
         return None
-
-
-
-def __getattr__(name: str):
-    """``SweepPlot`` lives in :mod:`.sweep_plot`; imported from here on first use, so a
-    window that starts on the roofline does not load it before its first paint."""
-    if name == "SweepPlot":
-        from .sweep_plot import SweepPlot
-
-        return SweepPlot
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,7 +4,7 @@ from curvature-placed knots).
 
 Pure numpy (and plain Python for a pass's last few points); the units are whatever
 the polylines are in — the plots pass log10 coordinates.  Split out of
-:mod:`roofgui.model.plotdata`, which re-exports these names.
+:mod:`roofgui.presentation.plotdata`, which re-exports these names.
 """
 
 from __future__ import annotations

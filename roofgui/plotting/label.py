@@ -195,7 +195,7 @@ class _Label(pg.TextItem):
     keeps the text upright and unscaled in a zoomed view), with its text a
     :class:`LabelText` drawn by the label itself, and without a slot of its own on the
     scene's ``sigPrepareForPaint``: its plot brings all its labels' transforms up to date
-    in one slot (:meth:`~roofgui.gui.plot_base._LogPlot._sync_label_transforms`), asking
+    in one slot (:meth:`~roofgui.plotting.plot_base._LogPlot._sync_label_transforms`), asking
     only those whose transform is stale.
     """
 

@@ -12,11 +12,11 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
-from .label import _Label
-from .label_layer import LabelLayer, LayerLabel
-from .picture import Picture
-from .style import SCREEN_LIGHT, PlotStyle
-from .plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _font, _pen,
+from roofgui.plotting.label import _Label
+from roofgui.plotting.label_layer import LabelLayer, LayerLabel
+from roofgui.plotting.picture import Picture
+from roofgui.presentation.style import SCREEN_LIGHT, PlotStyle
+from roofgui.plotting.plot_items import (_GRID_FX, _GRID_FY, LEGEND_CORNERS, LogAxis, _Curve, _font, _pen,
                          _qcolor, _Sample, _Scatter, _text_px)
 
 
@@ -569,7 +569,7 @@ class _LogPlot(pg.PlotWidget):
         return layer
 
     def _new_layer_label(self, z: float, anchor=(0.5, 1.0), pool=None) -> LayerLabel:
-        """A label drawn by the layer of z value ``z`` (:mod:`~roofgui.gui.label_layer`: not
+        """A label drawn by the layer of z value ``z`` (:mod:`~roofgui.plotting.label_layer`: not
         an item of its own), with the margin the label items have; one dropped earlier
         under ``pool``, if any.  For labels an edit moves or retitles: as items they each
         cost Qt's and pyqtgraph's per-item work on every update and paint."""
@@ -587,7 +587,7 @@ class _LogPlot(pg.PlotWidget):
     def use_screen_caches(self) -> None:
         """For the window's plots, never an export's: Qt keeps the axes as pictures at the
         screen's pixel ratio (Qt's device-coordinate cache), and the legend with all its
-        entries is drawn from one picture (:class:`~roofgui.gui.picture.Picture`), so a
+        entries is drawn from one picture (:class:`~roofgui.plotting.picture.Picture`), so a
         repaint — an edit's, or the readout's under the mouse — blits them instead of
         laying their texts out again.  A picture is drawn again when its items change.
         (At pixel ratios 1 and 2 the axes' pictures are pixel for pixel what they draw; at

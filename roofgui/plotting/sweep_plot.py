@@ -1,6 +1,6 @@
 """The sweep plot: attainable FLOP/s (or time per op) against a swept dimension, one
 curve per op × chip, with each curve's critical value marked.  It only draws: every
-coordinate comes from :func:`roofgui.model.sweepgeom.sweep_geometry`.  (Moved out of
+coordinate comes from :func:`roofgui.presentation.sweepgeom.sweep_geometry`.  (Moved out of
 :mod:`.plots`, which re-exports it.)
 """
 
@@ -12,14 +12,14 @@ from typing import Mapping
 import numpy as np
 import pyqtgraph as pg
 
-from ..model import plotdata as pd
-from ..model import sweepgeom as sg
-from .guide_layer import Guide, GuideLayer
-from .label_layer import LayerLabel
-from .plot_base import _LogPlot
-from .plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor, _Spot,
+from roofgui.presentation import plotdata as pd
+from roofgui.presentation import sweepgeom as sg
+from roofgui.plotting.guide_layer import Guide, GuideLayer
+from roofgui.plotting.label_layer import LayerLabel
+from roofgui.plotting.plot_base import _LogPlot
+from roofgui.plotting.plot_items import (_Canvas, _Curve, _face_colour, _font, _halo, _pen, _qcolor, _Spot,
                          _spot_brush, _spot_pen, _text_px)
-from .style import PlotStyle
+from roofgui.presentation.style import PlotStyle
 
 __all__ = ["SweepPlot"]
 
@@ -31,8 +31,8 @@ class SweepPlot(_LogPlot):
 
     Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]`` (a view
     of the line's spot in the one scatter of critical markers), ``crit_guides[key]`` (a
-    :class:`~roofgui.gui.guide_layer.Guide`, drawn by ``guide_layer``),
-    ``crit_labels[key]`` (a :class:`~roofgui.gui.label_layer.LayerLabel`: the critical
+    :class:`~roofgui.plotting.guide_layer.Guide`, drawn by ``guide_layer``),
+    ``crit_labels[key]`` (a :class:`~roofgui.plotting.label_layer.LayerLabel`: the critical
     labels are drawn by one item, ``label_layer``), ``legend``, ``geometry``.
     """
 
@@ -83,7 +83,7 @@ class SweepPlot(_LogPlot):
     def use_screen_caches(self) -> None:
         """The base class's caches, the curves drawn through a canvas that keeps the lines
         an edit leaves alone as pictures
-        (:class:`~roofgui.gui.plot_items._Canvas`), and the legend placed after the
+        (:class:`~roofgui.plotting.plot_items._Canvas`), and the legend placed after the
         plot's paint (:meth:`defer_legend_placement`): for the window's plot, never for
         an export's."""
         super().use_screen_caches()

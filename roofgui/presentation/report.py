@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .roofline import Analysis
-from .units import format_number, format_si, format_time
+from roofgui.model.roofline import Analysis
+from roofgui.model.units import format_number, format_si, format_time
 
 #: Columns of a result record, in order (CSV header, JSON keys).
 FIELDS = ("op", "phase", "chip", "flops", "hbm_bytes", "net_bytes", "intensity", "net_intensity",

@@ -12,20 +12,20 @@ import os
 import sys
 from pathlib import Path
 
-from ..model.errors import ModelError
+from roofgui.model.errors import ModelError
 
 DEFAULT_ASPECT = 16 / 9
 
 
 def _usage(message: str):
-    from ..cli import CliError
+    from roofgui.cli.common import CliError
 
     return CliError(message)
 
 
 def resolve_size(width: int | None, height: int | None) -> tuple[int, int]:
     """Both given: as is; one given: the other at 16:9; none: 1920 × 1080."""
-    from .options import DEFAULT_SIZE
+    from roofgui.export.options import DEFAULT_SIZE
 
     if width is None and height is None:
         return DEFAULT_SIZE
@@ -55,9 +55,9 @@ def check_output(path: Path) -> None:
 
 def run_export(args, out) -> int:
     """The ``export`` sub-command.  Returns the exit status (0)."""
-    from ..model.catalog import Catalog
-    from ..model.scenario import evaluate_scenario, load_scenario, sweep_scenario
-    from .options import MAX_SIDE, MIN_SIDE, ExportError, ExportOptions, check_size, format_for
+    from roofgui.model.catalog import Catalog
+    from roofgui.model.scenario import evaluate_scenario, load_scenario, sweep_scenario
+    from roofgui.export.options import MAX_SIDE, MIN_SIDE, ExportError, ExportOptions, check_size, format_for
 
     path = Path(args.output)
     if path.is_dir():
@@ -111,10 +111,10 @@ def run_export(args, out) -> int:
     except ExportError as e:
         raise _usage(str(e)) from None
     if fmt != "csv":
-        from .qtapp import ensure_app, quiet_qt_messages
+        from roofgui.export.qtapp import ensure_app, quiet_qt_messages
         ensure_app(offscreen=True)
         quiet_qt_messages()
-    from .render import export_file
+    from roofgui.export.render import export_file
     try:
         export_file(path, scenario, catalog, opts.plot, opts.width, opts.height, opts.style,
                     opts.title, opts.caption, opts.transparent)

@@ -1,6 +1,6 @@
 """Command-line options of the LLM step (``roofgui analyze --op llm``).
 
-Registers, on import (``cli._load_plugins`` imports it):
+What :mod:`roofgui.cli` adds for the LLM step:
 
 * ``analyze`` options ``--model``, ``--arch``, ``--batch``, ``--prefill``,
   ``--decode``, ``--chips-count``, ``--act-dtype``, ``--kv-dtype``,
@@ -20,12 +20,12 @@ import argparse
 import sys
 from typing import Any
 
-from . import cli
-from .cli import CliError, parse_kv
-from .model import llm
-from .model.chips import SHARD_LINKS as LINK_NAMES
-from .model.dtypes import get_dtype
-from .model.units import format_number, format_si, format_time, parse_quantity
+from roofgui.cli.common import CliError, parse_kv
+from roofgui.model import llm
+from roofgui.model.chips import SHARD_LINKS as LINK_NAMES
+from roofgui.model.dtypes import get_dtype
+from roofgui.model.units import format_si, parse_quantity
+from roofgui.presentation.llm_text import record_extras, table_rows, working_lines  # noqa: F401
 
 #: Upper limits of the command-line numbers.
 MAX_BATCH = 1e9
@@ -92,7 +92,7 @@ def _tokens(text: str | None, flag: str, default: float) -> float:
 
 def build_op(args: argparse.Namespace, kind) -> Any:
     """Turn the ``analyze`` flags into an ``OpSpec`` of kind ``llm``."""
-    from .model.scenario import OpSpec, ShardSpec
+    from roofgui.model.scenario import OpSpec, ShardSpec
 
     if args.dims:
         raise CliError("--dims: the LLM step takes --batch, --prefill and --decode")
@@ -145,78 +145,3 @@ def build_op(args: argparse.Namespace, kind) -> Any:
               "kv": _dtype(args.kv_dtype, "--kv-dtype") or every or act,
               "compute": _dtype(args.compute_dtype, "--compute-dtype") or every or act}
     return OpSpec(cfg.id if cfg.id != llm.CUSTOM else "custom-llm", llm.KIND, dims, dtypes, shard, params)
-
-
-def _summary(entry) -> dict:
-    return llm.llm_summary(entry.op, entry.analysis.chip, figures=entry.analysis.figures)
-
-
-def record_extras(entry) -> dict:
-    """The LLM fields of one (chip, phase) JSON record."""
-    return llm.record_fields(_summary(entry), entry.phase)
-
-
-def _span(lo, hi, unit: str) -> str:
-    return f"{format_si(lo, unit)} … {format_si(hi, unit)}"
-
-
-def table_rows(entry, rec: dict) -> list[tuple[str, str]]:
-    """LLM rows under the roofline rows of one (chip, phase) table."""
-    r = rec
-    mem = (f"{format_si(r['memory_bytes_per_chip'], 'B')} of {format_si(r['hbm_capacity'], 'B')} — "
-           + ("fits" if r["fits"] else "DOES NOT FIT"))
-    crit = r["critical_batch"]
-    rows = [
-        ("Model", f"{r['model_name']} ({r['model']})"),
-        ("B, p, d, chips", f"{format_number(r['batch'])}, {format_number(r['prefill'])}, "
-                           f"{format_number(r['decode'])}, {r['chips']}"),
-        ("Dtypes w/act/KV", f"{r['w_dtype']} / {r['act_dtype']} / {r['kv_dtype']} "
-                            f"(compute {r['compute_dtype']})"),
-        ("Tokens per step", format_number(r["tokens_per_step"])),
-        ("t_compute", format_time(r["t_compute"])),
-        (f"t_mem (shown: {r['t_mem_model']})", format_time(r["t_mem"])),
-        ("t_mem note / refined", f"{format_time(r['t_mem_note'])} / {format_time(r['t_mem_refined'])}"),
-        (f"t_network ({r['t_net_model']})", format_time(r["t_network"])),
-        ("Step lower (max)", format_time(r["t_step_lower"])),
-        ("Step upper (sum)", format_time(r["t_step_upper"])),
-        ("Step bound", r["step_bound"]),
-        ("Critical batch", "never compute-bound" if crit is None else format_number(crit)),
-        ("Memory per chip", mem),
-        ("Largest batch", f"{format_number(r['max_batch'])} ({r['phase']}); "
-                          f"{format_number(r['max_batch_all_phases'])} both phases"),
-        ("Throughput total", _span(r["throughput_total_min"], r["throughput_total_max"], "tok/s")),
-        ("Per-request", _span(r["throughput_per_request_min"], r["throughput_per_request_max"], "req/s")),
-        ("Decode throughput", _span(r["throughput_decode_min"], r["throughput_decode_max"], "tok/s")),
-        ("Time to first token", f"{format_time(r['ttft_lower'])} … {format_time(r['ttft_upper'])}"),
-        ("Time per out token", f"{format_time(r['tpot_lower'])} … {format_time(r['tpot_upper'])}"),
-    ]
-    return rows
-
-
-def working_lines(entry) -> list[str]:
-    """The LLM working for one (chip, phase): the shared lines, this phase's step and the serving cycle."""
-    other = [f"── {ph} step" for ph in llm.PHASES if ph != entry.phase]
-    out, skip = [], False
-    for line in _summary(entry)["working"]:
-        if line.startswith("──"):
-            skip = any(line.startswith(o) for o in other)
-        elif not line.startswith("  "):
-            skip = False
-        if not skip:
-            out.append(line)
-    return out
-
-
-def register() -> None:
-    """Install the hooks into :mod:`roofgui.cli` (idempotent)."""
-    if add_args not in cli._ANALYZE_ARG_HOOKS:
-        cli._ANALYZE_ARG_HOOKS.append(add_args)
-    cli._OP_BUILDERS[llm.KIND] = build_op
-    cli._RECORD_EXTRAS[llm.KIND] = record_extras
-    if hasattr(cli, "_TABLE_EXTRAS"):
-        cli._TABLE_EXTRAS[llm.KIND] = table_rows
-    if hasattr(cli, "_WORKING_EXTRAS"):
-        cli._WORKING_EXTRAS[llm.KIND] = working_lines
-
-
-register()

@@ -1,0 +1,1 @@
+"""Plotting: the pyqtgraph items that draw what :mod:`roofgui.presentation` computes."""
