@@ -207,6 +207,7 @@ CORRECTED = [
     ("gaudi3", "links.ethernet.bandwidth", 525e9, "MLE-net", "stas00/ml-engineering@744d01e"),
     ("gaudi3", "links.dcn.bandwidth", 75e9, "MLE-net", "stas00/ml-engineering@744d01e"),
     ("tpu-v5e", "vector.fp32", 6.144e12, "SB-tpu", "https://jax-ml.github.io/scaling-book/tpus/"),
+    ("trainium2", "vector.fp32", 8.0e12, "AWS-NKI2", "1.0 TFLOPS of FP32"),
 ]
 
 
@@ -238,6 +239,7 @@ def test_corrected_figures_follow_from_their_stated_arithmetic(catalog):
     assert mi250x.matrix["int4"].value == mi250x.matrix["int8"].value  # AMD lists both at 383 TOPs
     assert mi250x.matrix["fp32"].value == pytest.approx(2 * mi250x.vector["fp32"].value, rel=2e-3)  # 47.9 is rounded
     assert catalog.get("tpu-v5e").vector["fp32"].value == 8 * 128 * 4 * 1.5e9
+    assert catalog.get("trainium2").vector["fp32"].value == 8 * 1.0e12  # 8 NeuronCore-v3 Vector Engines
     assert catalog.get("b200").critical_intensity == pytest.approx(2250e12 / 7.7e12)  # 292
 
 
