@@ -10,6 +10,7 @@ import pytest
 from roofgui.model.catalog import Catalog, builtin_spec_files
 from roofgui.model.chips import LINK_NAMES, load_chip_file
 from roofgui.model.dtypes import PEAK_KEYS
+from roofgui.model.roofline import analyze
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 FILES = sorted(SPECS.glob("*.toml"))
@@ -125,12 +126,14 @@ REFERENCE = [
     ("tpu7x", 2307e12, {"fp8": 4614e12}, 192 * GiB, 7.4e12, {"ici": 90e9}, 312),
     ("h100-sxm", 989.4e12, {"fp8": 1978.9e12, "int8": 1978.9e12}, 80e9, 3.35e12, {"nvlink": 450e9}, 295),
     ("h200", 989.4e12, {"fp8": 1978.9e12}, 141e9, 4.8e12, {"nvlink": 450e9}, 206),
-    ("b200", 2250e12, {"fp8": 4500e12, "fp4": 9000e12}, 180e9, 8.0e12, {"nvlink": 900e9}, 281),
+    ("b200", 2250e12, {"fp8": 4500e12, "fp4": 9000e12}, 180e9, 7.7e12, {"nvlink": 900e9}, 292),
+    ("gb200", 2500e12, {"fp8": 5000e12, "fp4": 10000e12}, 186e9, 8.0e12, {"nvlink": 900e9}, 312),
     ("a100-80gb", 312e12, {"int8": 624e12, "int4": 1248e12}, 80e9, 2.039e12, {"nvlink": 300e9}, 153),
-    ("l40s", 362.05e12, {"fp8": 733e12}, 48e9, 0.864e12, {}, 419),
+    ("l40s", 362.05e12, {"fp8": 733e12, "int8": 733e12, "int4": 1466e12}, 48e9, 0.864e12, {}, 419),
+    ("mi250x", 383e12, {"fp32": 95.7e12, "int8": 383e12, "int4": 383e12}, 128e9, 3.2768e12, {"xgmi": 350e9}, 117),
     ("mi300x", 1307.4e12, {"fp8": 2614.9e12}, 192e9, 5.3e12, {"xgmi": 448e9}, 247),
-    ("mi355x", 2500e12, {"fp8": 5000e12}, 288 * GiB, 8.0e12, {"xgmi": 535.5e9}, 312),
-    ("gaudi3", 1835e12, {"fp8": 1835e12}, 128e9, 3.67e12, {"ethernet": 600e9}, 500),
+    ("mi355x", 2500e12, {"fp8": 5000e12}, 288 * GiB, 8.0e12, {"xgmi": 537.6e9}, 312),
+    ("gaudi3", 1835e12, {"fp8": 1835e12}, 128e9, 3.67e12, {"ethernet": 525e9, "dcn": 75e9}, 500),
     ("trainium2", 667e12, {"fp8": 1299e12}, 96 * GiB, 2.9e12, {"neuronlink": 640e9}, 230),
 ]
 
@@ -187,3 +190,81 @@ def test_readme_table_lists_every_shipped_chip_with_its_figures(catalog):
         assert chip.peak("bf16").value == pytest.approx(float(peak) * 1e12, rel=1e-9), cid
         assert chip.hbm_bandwidth.value == pytest.approx(float(cells[3]) * 1e12, rel=1e-9), cid
         assert chip.critical_intensity == pytest.approx(float(cells[4]), abs=1), cid
+
+
+# Figures corrected for issue #23, each pinned to its exact value and to the source that states it.
+# (chip, key path, exact value, source key, text the source's citation must contain)
+CORRECTED = [
+    ("b200", "memory.bandwidth", 7.7e12, "NV-BW-DS", "7.7TB/s"),
+    ("b200", "vector.fp32", 75e12, "NV-BW-DS", "FP32 75 TFLOPS"),
+    ("gb200", "memory.bandwidth", 8.0e12, "MLE", "stas00/ml-engineering@744d01e"),
+    ("gb200", "vector.fp32", 80e12, "MLE", "stas00/ml-engineering@744d01e"),
+    ("gb200", "memory.capacity", 186e9, "MLE", "stas00/ml-engineering@744d01e"),
+    ("mi355x", "links.xgmi.bandwidth", 537.6e9, "AMD-355X", "153.6 GB/s"),
+    ("l40s", "matrix.int4", 1466e12, "L40S-DS", "https://"),
+    ("mi250x", "matrix.fp32", 95.7e12, "AMD-250X", "95.7 TFLOPs"),
+    ("mi250x", "matrix.int4", 383e12, "AMD-250X", "Peak INT4 Performance 383 TOPs"),
+    ("gaudi3", "links.ethernet.bandwidth", 525e9, "MLE-net", "stas00/ml-engineering@744d01e"),
+    ("gaudi3", "links.dcn.bandwidth", 75e9, "MLE-net", "stas00/ml-engineering@744d01e"),
+    ("tpu-v5e", "vector.fp32", 6.144e12, "SB-tpu", "https://jax-ml.github.io/scaling-book/tpus/"),
+    ("trainium2", "vector.fp32", 8.0e12, "AWS-NKI2", "1.0 TFLOPS of FP32"),
+]
+
+
+def _figure_at(data: dict, path: str) -> dict:
+    node = data
+    for part in path.split("."):
+        node = node[part]
+    return node
+
+
+@pytest.mark.parametrize("cid, path, value, source, cited", CORRECTED, ids=[f"{c[0]}:{c[1]}" for c in CORRECTED])
+def test_corrected_figure_is_exact_and_cites_its_source(cid, path, value, source, cited):
+    data = raw(SPECS / f"{cid}.toml")
+    fig = _figure_at(data, path)
+    assert fig["value"] == value
+    assert fig["source"] == source
+    assert cited in data["sources"][source]
+    assert re.search(r"https?://\S+\.\S+", data["sources"][source])
+
+
+def test_corrected_figures_follow_from_their_stated_arithmetic(catalog):
+    assert 7 * 153.6e9 / 2 == pytest.approx(catalog.get("mi355x").links["xgmi"].bandwidth.value, rel=1e-15)
+    gaudi = catalog.get("gaudi3")
+    assert gaudi.links["ethernet"].bandwidth.value == 21 * 200e9 / 8  # 21 ports to the peers
+    assert gaudi.links["dcn"].bandwidth.value == 3 * 200e9 / 8        # the other 3 ports
+    l40s = catalog.get("l40s")
+    assert l40s.matrix["int4"].value == 2 * l40s.matrix["int8"].value
+    mi250x = catalog.get("mi250x")
+    assert mi250x.matrix["int4"].value == mi250x.matrix["int8"].value  # AMD lists both at 383 TOPs
+    assert mi250x.matrix["fp32"].value == pytest.approx(2 * mi250x.vector["fp32"].value, rel=2e-3)  # 47.9 is rounded
+    assert catalog.get("tpu-v5e").vector["fp32"].value == 8 * 128 * 4 * 1.5e9
+    assert catalog.get("trainium2").vector["fp32"].value == 8 * 1.0e12  # 8 NeuronCore-v3 Vector Engines
+    assert catalog.get("b200").critical_intensity == pytest.approx(2250e12 / 7.7e12)  # 292
+
+
+def test_gb200_keeps_its_own_figures_apart_from_b200(catalog):
+    b200, gb200 = catalog.get("b200"), catalog.get("gb200")
+    assert (b200.hbm_bandwidth.value, gb200.hbm_bandwidth.value) == (7.7e12, 8.0e12)
+    assert (b200.vector["fp32"].value, gb200.vector["fp32"].value) == (75e12, 80e12)
+    assert (b200.hbm_capacity.value, gb200.hbm_capacity.value) == (180e9, 186e9)
+    assert (b200.matrix["bf16"].value, gb200.matrix["bf16"].value) == (2250e12, 2500e12)
+
+
+def test_gaudi3_lists_only_the_matrix_peaks_intel_publishes(catalog):
+    gaudi = catalog.get("gaudi3")
+    assert set(gaudi.matrix) == {"bf16", "fp8"}
+    note = raw(SPECS / "gaudi3.toml")["matrix"]["bf16"]["note"]
+    assert all(t in note for t in ("fp32 229e12", "tf32 459e12", "fp16 459e12"))  # MLE's, kept as text
+
+
+def test_mi250x_fp32_matmul_runs_on_the_matrix_cores(catalog):
+    a = analyze("matmul", {"B": 4096, "D": 4096, "F": 4096}, catalog.get("mi250x"), dtypes={"compute": "fp32"})
+    assert float(a.result.peak_flops) == 95.7e12 and a.figures.peak_info.key == "fp32"
+    assert a.result.bound == "compute"
+
+
+def test_dot_product_on_v5e_is_judged_against_its_vpu(catalog):
+    a = analyze("dot", {"N": 1 << 20}, catalog.get("tpu-v5e"))
+    assert a.figures.peak_info.unit == "vector" and float(a.result.peak_flops) == 6.144e12
+    assert a.result.bound == "memory"
