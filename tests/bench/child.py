@@ -113,7 +113,8 @@ def bare_copy(plot, size):
     sources = [it for it in plot.getPlotItem().listDataItems() + texts if it.isVisible()]
     pairs = [(it, c) for it in sources if (c := copy_item(it)) is not None]
     copies = [c for _, c in pairs]
-    counts = {kind: sum(k == kind for k, _, _ in copies) for kind in ("curves", "scatters", "labels")}
+    kinds = [k for k, _, _ in copies]
+    counts = {kind: kinds.count(kind) for kind in ("curves", "scatters", "labels")}
     counts["points"] = sum(len(it.getData()[0]) for it, (k, _, _) in pairs if k == "curves")
     for _, item, _ in copies:
         w.addItem(item)
