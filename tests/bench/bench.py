@@ -122,13 +122,13 @@ def main() -> None:
     a = p.parse_args()
     root = a.root.resolve()
     keystrokes, runs = (30, 3) if a.quick else (200, 7)
-    t0 = time.monotonic()
+    t0, load = time.monotonic(), os.getloadavg()[0]
     res = {"gui": run_child(root, "typing", keystrokes), "cold": cold_start(root, runs),
            "memory": run_child(root, "memory", keystrokes)}
     m = res["gui"]["machine"]
     print(f"{root}: {m['cpus']} × {m['cpu']}; Python {m['python']}, PySide6 {m['pyside6']}, "
-          f"pyqtgraph {m['pyqtgraph']}, numpy {m['numpy']}; offscreen; "
-          f"run took {time.monotonic() - t0:.0f} s\n")
+          f"pyqtgraph {m['pyqtgraph']}, numpy {m['numpy']}; offscreen; load average "
+          f"{load:.1f} at the start; the run took {time.monotonic() - t0:.0f} s\n")
     print("| Figure | Roofline Explorer | Bare pyqtgraph | Ratio | Budget | Meets |")
     print("|---|---|---|---|---|---|")
     for r in table(res):

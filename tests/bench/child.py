@@ -31,6 +31,8 @@ import pyqtgraph.exporters  # noqa: F401 (pg.exporters)
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
+#: what a bare curve copies of a curve's options (pen, how points join, any markers)
+LINE_LOOK = ("pen", "connect", "symbol", "symbolSize", "symbolPen", "symbolBrush")
 TABS = {"roofline": ("Roofline", "Roofline plot", "B"), "sweep": ("Sweep", "Sweep plot", "D")}
 
 
@@ -95,13 +97,14 @@ def copy_item(it):
                 "pen": [s.pen() for s in spots], "brush": [s.brush() for s in spots]}
         item = pg.ScatterPlotItem(x=x, y=y, **look)
         return "scatters", item, lambda d: item.setData(x=x, y=y + d, **look)
-    item = pg.PlotDataItem(x, y, pen=it.opts.get("pen"))
+    look = {k: it.opts[k] for k in LINE_LOOK if k in it.opts}
+    item = pg.PlotDataItem(x, y, **look)
     return "curves", item, lambda d: item.setData(x, y + d)
 
 
 def bare_copy(plot, size):
     """A plain ``pg.PlotWidget`` holding what ``plot`` shows: each visible curve as a
-    ``PlotDataItem`` (same points and pen), each scatter as a ``ScatterPlotItem`` (same
+    ``PlotDataItem`` (same points, pen, joins and markers), each scatter as a ``ScatterPlotItem`` (same
     points, symbols, sizes, pens, brushes), each ``TextItem`` as a ``TextItem`` (same
     text and place), in the same view range.  Returns the widget, its update (new y values
     for every item by ``setData``, texts by ``setText`` and ``setPos``) and its counts."""
