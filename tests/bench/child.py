@@ -50,10 +50,9 @@ class PaintCounter(QtCore.QObject):
         return False
 
 
-def settle(app, seconds=0.02):
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 2)
+def settle(seconds=0.02):
+    """Run the event loop for ``seconds`` (sleeping while there is nothing to do)."""
+    QTest.qWait(round(seconds * 1000))
 
 
 def until_repainted(app, counter, action, timeout=10.0):
@@ -144,7 +143,7 @@ def open_window(example):
     w = MainWindow(open_path=str(example))
     w.resize(1280, 800)
     w.show()
-    settle(app, 0.5)
+    settle(0.5)
     return app, w
 
 
@@ -155,7 +154,7 @@ def show_tab(app, w, view):
         for i in range(tabs.count()):
             if tabs.tabText(i).replace("&", "") == title:
                 tabs.setCurrentIndex(i)
-    settle(app, 0.3)
+    settle(0.3)
     plot = next(p for p in w.findChildren(pg.PlotWidget)
                 if p.accessibleName() == plot_name and p.isVisible())
     field = next(e for e in w.findChildren(QtWidgets.QLineEdit, f"dim_{dim}") if e.isVisible())
@@ -174,13 +173,13 @@ def type_into(app, w, view, n, with_bare):
         bare, update, counts = bare_copy(plot, (plot.width(), plot.height()))
         bare_counter = PaintCounter(bare.viewport())
         bare.show()
-        settle(app, 0.3)
+        settle(0.3)
     app_s, bare_s = [], []
     for i, v in enumerate(values):
         field.setText(str(v // 10))  # (no textEdited: the model does not see this)
-        settle(app)
+        settle()
         app_s.append(until_repainted(app, counter, keystroke(field, v)))
-        settle(app)
+        settle()
         if with_bare:
             bare_s.append(until_repainted(app, bare_counter, update(i)))
     if not with_bare:
@@ -203,7 +202,7 @@ def time_exports(app, w, example, repeats, tmp):
         plot, _, _ = show_tab(app, w, view)
         bare, _, _ = bare_copy(plot, (1920, 1080))
         bare.show()
-        settle(app, 0.3)
+        settle(0.3)
         exporter = pg.exporters.ImageExporter(bare.getPlotItem())
         exporter.parameters()["width"] = 3840
         app_s, bare_s = [], []
