@@ -21,7 +21,6 @@ import os
 import platform
 import resource
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -232,8 +231,8 @@ def versions():
 
 def main():
     mode, example, n, out = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
-    tmp = Path(tempfile.mkdtemp(prefix="roofgui-bench-"))
-    os.environ["ROOFGUI_HOME"] = str(tmp / "home")
+    tmp = out.parent  # (bench.py's temporary folder, removed after the run)
+    os.environ.setdefault("ROOFGUI_HOME", str(tmp / "home"))
     app, w = open_window(example)
     res = {"keystrokes": n}
     if mode == "memory":
