@@ -32,8 +32,8 @@ from roofgui.model.chips import MIN_FIGURE, MIN_FRACTION, Figure, make_chip, par
 from roofgui.model.errors import ModelError, ScenarioError, SpecError
 from roofgui.model.ops import OP_KINDS, Shard, op_work, validate_shard
 from roofgui.model.roofline import Result, Settings, chip_figures
-from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, WhatIf, default_scenario,
-                                    evaluate_scenario, sweep_scenario)
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, WhatIf, default_scenario
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 from roofgui.model.units import (MAX_VALUE, MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive,
                                  parse_quantity)
 

@@ -13,7 +13,8 @@ import pytest
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
-from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec
+from roofgui.model.evaluate import sweep_scenario
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,8 @@ POINTS = 10_000
 
 def _setup():
     from roofgui.model.catalog import Catalog
-    from roofgui.model.scenario import OpSpec, Scenario, SweepSpec, sweep_values
+    from roofgui.model.scenario import OpSpec, Scenario, SweepSpec
+    from roofgui.model.evaluate import sweep_values
 
     catalog = Catalog.load(user_dir=False)
     chips = [catalog.get(c) for c in BUSY_CHIPS]
@@ -54,7 +55,7 @@ def model_evaluate_many(chips, sc, x):
 
 
 def model_sweep_scenario(catalog, sc, x):
-    from roofgui.model.scenario import sweep_scenario
+    from roofgui.model.evaluate import sweep_scenario
 
     curves, errors = sweep_scenario(sc, catalog, x)
     assert not errors and len(curves) == len(BUSY_CHIPS), errors
