@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field, replace
+import tomllib
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from roofgui.model.dtypes import PEAK_FALLBACK, PEAK_KEYS
 from roofgui.model.errors import ModelError, SpecError
-
-if TYPE_CHECKING:
-    from roofgui.model.toml_cache import TomlCache
 
 FORMAT_VERSION = 1
 LINK_NAMES = ("ici", "nvlink", "xgmi", "neuronlink", "pcie", "dcn", "ethernet")
@@ -173,9 +171,8 @@ class Chip:
 
 # -- parsing -----------------------------------------------------------------
 
-def load_chip_file(path: str | Path, *, builtin: bool = False,
-                   cache: "TomlCache | None" = None) -> Chip:
-    """Read and validate one chip TOML file (its parsed TOML from ``cache`` if there)."""
+def load_chip_file(path: str | Path, *, builtin: bool = False) -> Chip:
+    """Read and validate one chip TOML file."""
     p = Path(path)
     where = str(p)
     try:
@@ -188,26 +185,19 @@ def load_chip_file(path: str | Path, *, builtin: bool = False,
         raw = p.read_bytes()
     except OSError as e:
         raise SpecError(where, None, f"cannot read: {e.strerror or e}") from None
-    return parse_chip_toml(raw, where, builtin=builtin, cache=cache)
+    return parse_chip_toml(raw, where, builtin=builtin)
 
 
 def parse_chip_toml(raw: bytes | str, where: str, *, builtin: bool = False,
-                    expected_id: str | None = None, cache: "TomlCache | None" = None) -> Chip:
-    """Parse and validate a chip file's content; ``cache`` may hold its parsed TOML already
-    (:mod:`roofgui.model.toml_cache`: keyed by the bytes, so validation sees the same tables)."""
-    data = cache.get(raw) if cache is not None and isinstance(raw, bytes) else None
-    if data is None:
-        data = _parse_toml(raw, where)
-        if cache is not None and isinstance(raw, bytes):
-            cache.put(raw, data)
+                    expected_id: str | None = None) -> Chip:
+    """Parse and validate a chip file's content."""
+    data = _parse_toml(raw, where)
     if expected_id is None and where.endswith(".toml"):
         expected_id = Path(where).stem
     return parse_chip(data, where, builtin=builtin, expected_id=expected_id)
 
 
 def _parse_toml(raw: bytes | str, where: str) -> dict:
-    import tomllib  # (imported on a cache miss only: see toml_cache)
-
     if isinstance(raw, bytes):
         try:
             text = raw.decode("utf-8")
