@@ -28,7 +28,8 @@ from roofgui import cli
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
-from roofgui.model.chips import MIN_FIGURE, MIN_FRACTION, Figure, make_chip, parse_chip_toml
+from roofgui.model.chip_file import parse_chip_toml
+from roofgui.model.chips import MIN_FIGURE, MIN_FRACTION, Figure, make_chip
 from roofgui.model.errors import ModelError, ScenarioError, SpecError
 from roofgui.model.ops import OP_KINDS, Shard, op_work, validate_shard
 from roofgui.model.roofline import Result, Settings, chip_figures

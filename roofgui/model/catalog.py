@@ -11,7 +11,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
-from roofgui.model.chips import Chip, chip_to_toml, load_chip_file, parse_chip_toml
+from roofgui.model.chip_file import chip_to_toml, load_chip_file, parse_chip_toml
+from roofgui.model.chips import Chip
 from roofgui.model.errors import ModelError, SpecError
 from roofgui.model.paths import atomic_write, shipped_path, user_chip_dir
 
