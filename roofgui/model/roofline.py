@@ -263,7 +263,8 @@ def critical_values_many(kind: OpKind, dims: Mapping[str, float], figures: Seque
         with np.errstate(divide="ignore", invalid="ignore"):
             times = _times(w.flops, w.hbm_bytes, w.net_bytes, peak.reshape(chips),
                            hbm.reshape(chips), link.reshape(chips))
-        x = _crossing(np.stack(np.broadcast_arrays(*times, np.empty(chips[:1] + shape))[:3]))
+        full = (len(figs),) + shape  # (chips, *other dims, 2 probes)
+        x = _crossing(np.stack([np.broadcast_to(t, full) for t in times]))  # (chips, *other dims)
         for d, v in zip(out, x):
             d[name] = v if v.ndim else (float(v) if np.isfinite(v) else None)
     return out
