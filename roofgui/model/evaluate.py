@@ -8,7 +8,6 @@ run, a bad value) are collected as messages, never raised.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -115,13 +114,15 @@ def evaluate_scenario(scenario: Scenario, catalog: Catalog) -> Evaluation:
     ev = Evaluation()
     ev.chips, ev.errors = resolve_chips(scenario, catalog)
     settings = scenario.settings()
+    used: dict[tuple, tuple] = {}
     for i, op in enumerate(scenario.ops):
         kind = OP_KINDS.get(op.kind)
         if kind is None:
             ev.errors.append(f"{op.name}: unknown op {op.kind!r}")
             continue
-        per_phase = {ph: _remember(("phase", ph), op, ev.chips, settings, lambda ph=ph: _phase_cells(
-            kind, op, ph, ev.chips, settings)) for ph in kind.phases}
+        per_phase = {ph: _remember(_LAST["phase"], used, (ph,), op, ev.chips, settings,
+                                   lambda ph=ph: _phase_cells(kind, op, ph, ev.chips, settings))
+                     for ph in kind.phases}
         for c, chip in enumerate(ev.chips):
             for phase in kind.phases:
                 a = per_phase[phase][c]
@@ -129,6 +130,7 @@ def evaluate_scenario(scenario: Scenario, catalog: Catalog) -> Evaluation:
                     ev.errors.append(f"{op.name} on {chip.name}: {a}")
                 else:
                     ev.entries.append(Entry(i, op, phase, chip.id, a))
+    _LAST["phase"] = used
     return ev
 
 
@@ -137,25 +139,23 @@ def sweep_values(spec: SweepSpec) -> np.ndarray:
     return np.geomspace(spec.start, spec.stop, spec.points)
 
 
-#: Results of the last few op phases evaluated or swept, so that a keystroke, which
-#: changes one op, recomputes that op alone (the others' results come back the same
-#: objects, which lets the sweep plot skip them too).  Keyed by what the results depend
-#: on: the op's fields (not its name), the chips (by identity: an entry holds its chips,
-#: so their ids are not reused while it lives), the settings and, for a sweep, the
-#: dimension and points.  Measured (CPU time of evaluate_scenario + sweep_scenario after a
-#: one-op edit, median of 1,000 runs, 2 loaded cores): example 09 (3 ops, 3 chips) 2.7 ms
-#: with it, 6.8 ms without; the benchmark's busy scenario (4 ops, 8 chips, 2,000 points)
-#: 3.5 ms with it, 22 ms without, which alone would exceed a 16 ms frame.
-_MEMO: OrderedDict[tuple, tuple[tuple[Chip, ...], Any]] = OrderedDict()
-_MEMO_SIZE = 256
+#: What the last evaluation ("phase") and the last sweep ("sweep") computed per op phase,
+#: so that a keystroke, which changes one op, recomputes that op alone (the others'
+#: results come back the same objects, which lets the sweep plot skip them too).  Keyed
+#: by what the results depend on: the op's fields (not its name), the chips (by identity:
+#: an entry holds its chips, so their ids are not reused while it lives), the settings
+#: and, for a sweep, the dimension and points.  Each call keeps only what it used, so no
+#: more than one scenario's results are held.  Measured (CPU time of evaluate_scenario +
+#: sweep_scenario after a one-op edit, median of 1,000 runs, 2 loaded cores): example 09
+#: (3 ops, 3 chips) 3.3 ms with it, 8.7 ms without; the benchmark's busy scenario (4 ops,
+#: 8 chips, 2,000 points) 4.9 ms with it, 22 ms without, which alone exceeds a 16 ms frame.
+_LAST: dict[str, dict[tuple, tuple[tuple[Chip, ...], Any]]] = {"phase": {}, "sweep": {}}
 
 
-def _remember(what: tuple | None, op: OpSpec, chips: list[Chip], settings: Settings,
-              compute: Callable[[], Any]) -> Any:
-    """``compute()``, or what it gave last time for the same ``what``, op fields, chips
-    and settings (``what`` None: not remembered)."""
-    if what is None:
-        return compute()
+def _remember(last: dict, used: dict, what: tuple, op: OpSpec, chips: list[Chip],
+              settings: Settings, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or what it gave in ``last`` for the same ``what``, op fields, chips and
+    settings; either way recorded in ``used`` (what this call will leave for the next)."""
     try:
         shard = None if op.shard is None else (op.shard.axis, op.shard.n, op.shard.link)
         key = (what, op.kind, tuple(sorted(op.dims.items())), tuple(sorted(op.dtypes.items())),
@@ -163,15 +163,11 @@ def _remember(what: tuple | None, op: OpSpec, chips: list[Chip], settings: Setti
         hash(key)
     except (TypeError, ValueError):  # (values that make no key: not remembered)
         return compute()
-    hit = _MEMO.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], chips)):
-        _MEMO.move_to_end(key)
-        return hit[1]
-    value = compute()
-    _MEMO[key] = (tuple(chips), value)
-    if len(_MEMO) > _MEMO_SIZE:
-        _MEMO.popitem(last=False)
-    return value
+    hit = last.get(key) or used.get(key)
+    if hit is None or not all(a is b for a, b in zip(hit[0], chips)):
+        hit = (tuple(chips), compute())
+    used[key] = hit
+    return hit[1]
 
 
 _POINTS: dict[tuple, np.ndarray] = {}
@@ -224,16 +220,21 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
     settings = scenario.settings()
     dim = scenario.sweep.dim
     curves: list[SweepCurve] = []
+    used: dict[tuple, tuple] = {}
     for i, op in enumerate(scenario.ops):
         kind = OP_KINDS.get(op.kind)
         if kind is None or dim not in kind.dim_names():
             continue
         for phase in kind.phases:
+            def compute(phase=phase):
+                return _sweep_cells(kind, op, phase, chips, settings, dim, x)
+
             # (points given by the caller are swept afresh: only the scenario's are remembered)
-            what = ("sweep", phase, dim, points) if points is not None else None
-            cells, problems = _remember(what, op, chips, settings, lambda phase=phase: _sweep_cells(
-                kind, op, phase, chips, settings, dim, x))
+            cells, problems = compute() if points is None else \
+                _remember(_LAST["sweep"], used, (phase, dim, points), op, chips, settings, compute)
             errors += [f"{op.name}: {msg}" if name is None else f"{op.name} on {name}: {msg}"
                        for name, msg in problems]
             curves += [SweepCurve(i, op, phase, chip, x, res, crit) for chip, res, crit in cells]
+    if points is not None:
+        _LAST["sweep"] = used
     return curves, errors
