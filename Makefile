@@ -1,5 +1,5 @@
 # `make run` opens the app, `make test` runs every test; both set up everything first.
-.PHONY: run test setup bench screenshot wheel bundle clean spec-cache
+.PHONY: run test setup bench screenshot wheel bundle clean
 
 setup:
 	@bash scripts/setup.sh
@@ -12,10 +12,6 @@ test: setup
 
 bench: setup
 	QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench.py
-
-# after editing a file in specs/: the parsed copy that makes start-up skip the TOML parser
-spec-cache: setup
-	.venv/bin/python -c "from roofgui.model.catalog import write_shipped_cache as w; print(w())"
 
 screenshot: setup
 	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py

@@ -687,7 +687,7 @@ def test_the_sweep_plot_is_built_when_its_tab_is_first_shown_and_shows_the_sweep
         qtbot, shipped_catalog):
     from roofgui.gui.main_window import TAB_SWEEP, MainWindow
     from roofgui.plotting.sweep_plot import SweepPlot
-    from roofgui.model.scenario import sweep_scenario
+    from roofgui.model.evaluate import sweep_scenario
 
     w = MainWindow(catalog=shipped_catalog, restore=False)
     w.show()

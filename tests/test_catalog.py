@@ -11,7 +11,8 @@ import pytest
 
 import roofgui.model.paths as paths
 from roofgui.model.catalog import Catalog
-from roofgui.model.chips import MAX_FILE_BYTES, Figure, chip_to_toml, load_chip_file, make_chip, parse_chip_toml
+from roofgui.model.chip_file import chip_to_toml, load_chip_file, parse_chip_toml
+from roofgui.model.chips import MAX_FILE_BYTES, Figure, make_chip
 from roofgui.model.errors import ModelError, SpecError
 from roofgui.model.paths import user_chip_dir
 

@@ -7,7 +7,8 @@ import roofgui.model.llm as llm  # registers the LLM step, so its examples load 
 from roofgui.gui.document import examples
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
-from roofgui.model.scenario import Scenario, evaluate_scenario, sweep_scenario
+from roofgui.model.scenario import Scenario
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 
 EXPECTED = {"01-bf16-matmul-tpu-v5e.json", "02-int8-matmul.json", "03-int8-weights-bf16-compute.json",
             "04-question-3-sweep.json", "05-per-example-weights.json", "06-dot-product.json",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from roofgui.presentation.caption import build_caption, op_summary, short_citation
 from roofgui.model.catalog import Catalog
-from roofgui.model.scenario import OpSpec, evaluate_scenario
+from roofgui.model.scenario import OpSpec
+from roofgui.model.evaluate import evaluate_scenario
 from test_export_support import sharded_scenario, two_chip_scenario
 
 

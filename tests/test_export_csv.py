@@ -11,7 +11,8 @@ import pytest
 from roofgui.export.csv import results_csv, sweep_csv, table_csv
 from roofgui.model.catalog import Catalog
 from roofgui.presentation.report import FIELDS, record
-from roofgui.model.scenario import OpSpec, evaluate_scenario, sweep_scenario, sweep_values
+from roofgui.model.scenario import OpSpec
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario, sweep_values
 from test_export_support import sharded_scenario, two_chip_scenario
 
 

@@ -10,13 +10,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from roofgui.model import llm
-from roofgui.presentation import llm_geometry
+from roofgui.presentation import llm_geometry, llm_text
+
+
+def working(summary, op):
+    """The working lines of an LLM summary of ``op``."""
+    return llm_text.working(summary, llm.llm_inputs(op))
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import make_chip
 from roofgui.model.errors import ModelError, SpecError
 from roofgui.model.ops import OP_KINDS, op_work
 from roofgui.model.roofline import Settings, analyze
-from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, evaluate_scenario, sweep_scenario
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
+from roofgui.model.units import format_number, format_si
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 
 BF16 = {"w": "bf16", "x": "bf16", "kv": "bf16", "compute": "bf16"}
 
@@ -142,7 +149,7 @@ def test_note_t_mem_is_selected_by_param(h100):
     assert s["t_mem_model"] == dec["t_mem_model"] == "note"
     assert dec["t_mem"] == dec["t_mem_note"] == pytest.approx(CAP / BW)
     assert dec["t_step_lower"] == pytest.approx(CAP / BW)
-    assert any(line.startswith("t_mem shown: note") for line in s["working"])
+    assert any(line.startswith("t_mem shown: note") for line in working(s, op(t_mem="note")))
     # The roofline point stays the bytes actually moved.
     a = analyze("llm", {"B": 16, "p": 512, "d": 128}, h100, dtypes=BF16, params={"model": "llama-2-7b",
                                                                                  "t_mem": "note"},
@@ -151,7 +158,7 @@ def test_note_t_mem_is_selected_by_param(h100):
 
 
 def test_working_shows_every_term_with_numbers(h100):
-    lines = llm.llm_summary(op(n=2), h100)["working"]
+    lines = working(llm.llm_summary(op(n=2), h100), op(n=2))
     text = "\n".join(lines)
     for needle in ("t_compute = ", "t_mem (note) = GPU_mem / MemBW = 80 GB / 3.35 TB/s = 23.9 ms",
                    "t_mem (refined) = ", "t_network (note) = 4(n−1)·B_dense·D·S_a·L / NetBW = 4 · 1 · ",
@@ -530,8 +537,8 @@ def test_sweep_geometry_splits_each_chip_at_its_wall(catalog, view):
             assert np.all(ln.hi_fit >= ln.lo_fit)
         else:
             assert np.all(ln.hi_fit <= ln.lo_fit)
-        assert f"B > {llm.format_number(r['max_batch'])}" in ln.wall_label
-        assert llm.format_si(r["capacity"], "B") in ln.wall_label
+        assert f"B > {format_number(r['max_batch'])}" in ln.wall_label
+        assert format_si(r["capacity"], "B") in ln.wall_label
         assert ln.marker is not None and ln.marker[0] == pytest.approx(math.log10(64))
     x0, x1, y0, y1 = g.fit
     ys = np.concatenate([np.r_[ln.hi_fit, ln.lo_fit, ln.hi_unfit, ln.lo_unfit] for ln in g.lines])
@@ -571,7 +578,7 @@ def test_sweep_table_holds_every_chips_numbers(catalog):
     o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="scale-up")
     res = llm.llm_sweep_scenario(_scenario(o, chips=("h100-sxm", "mi300x")), catalog)
     header, data = llm_geometry.llm_sweep_table(res)
-    assert header[0] == "B" and len(header) == 1 + 2 * len(llm.SWEEP_TABLE_FIELDS)
+    assert header[0] == "B" and len(header) == 1 + 2 * len(llm_geometry.SWEEP_TABLE_FIELDS)
     assert data.shape == (res.batch.size, len(header))
     np.testing.assert_array_equal(data[:, 0], res.batch)
     for r in res.chips:
@@ -592,5 +599,5 @@ def test_summary_names_each_chips_own_scale_up_link(catalog):
     for chip, name in (("h100-sxm", "nvlink"), ("mi300x", "xgmi")):
         s = llm.llm_summary(o, catalog.get(chip))
         assert s["inputs"]["link"] == name
-        (line,) = [ln for ln in s["working"] if ln.startswith("Inputs:")]
+        (line,) = [ln for ln in working(s, o) if ln.startswith("Inputs:")]
         assert f"over {name} (" in line and "scale-up" not in line

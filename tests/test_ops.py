@@ -14,8 +14,10 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.chips import make_chip
 from roofgui.model.dtypes import DTYPES, get_dtype
 from roofgui.model.errors import ModelError
-from roofgui.model.ops import OP_KINDS, Shard, op_work
-from roofgui.model.roofline import Result, Settings, analyze, chip_figures, evaluate_many, evaluate_work
+from roofgui.model.ops import OP_KINDS, Shard, op_work, validate_dims
+from roofgui.model.roofline import (Result, Settings, analyze, chip_figures, critical_values_many,
+                                    evaluate_many, evaluate_work, roofline)
+from roofgui.model.units import MAX_VALUE, MIN_VALUE
 
 BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8_e4m3": 1, "fp8_e5m2": 1,
          "int8": 1, "int4": 0.5, "fp4": 0.5}
@@ -510,6 +512,7 @@ def test_evaluate_work_equals_evaluate_many_for_one_chip():
 def test_sweep_scenario_is_one_vectorised_call_over_all_chips(catalog, monkeypatch):
     import roofgui.model.roofline as rl
     import roofgui.model.scenario as sc
+    from roofgui.model.evaluate import sweep_scenario, sweep_values
 
     ids = ["tpu-v4", "tpu-v5e", "tpu-v6e", "h100-sxm", "b200", "a100-80gb", "mi355x", "l40s"]
     scen = sc.Scenario(ops=[sc.OpSpec("mm", "matmul", {"B": 256, "D": 8192, "F": 8192})], chips=ids,
@@ -523,12 +526,12 @@ def test_sweep_scenario_is_one_vectorised_call_over_all_chips(catalog, monkeypat
         return res
 
     monkeypatch.setattr(rl, "roofline", counting)
-    curves, errors = sc.sweep_scenario(scen, catalog)
+    curves, errors = sweep_scenario(scen, catalog)
     assert errors == []
     assert [c.chip.id for c in curves] == ids
     sweep_calls = [s for s in calls if N_POINTS in s]
     assert sweep_calls == [(8, N_POINTS)]  # one call for all 8 chips × 10,000 points
-    x = sc.sweep_values(scen.sweep)
+    x = sweep_values(scen.sweep)
     assert len(x) == N_POINTS and x[0] == 1 and x[-1] == pytest.approx(1e6)
     monkeypatch.setattr(rl, "roofline", real_roofline)
     for curve in curves:
@@ -538,3 +541,48 @@ def test_sweep_scenario_is_one_vectorised_call_over_all_chips(catalog, monkeypat
             assert curve.result.attainable_flops[i] == pytest.approx(f(s.result.attainable_flops), rel=1e-14)
         assert curve.critical == pytest.approx(
             analyze("matmul", {"B": 256, "D": 8192, "F": 8192}, catalog.get(curve.chip.id)).critical["B"])
+
+
+def test_roofline_results_are_read_only_and_of_the_broadcast_shape():
+    B = np.geomspace(1, 65536, 1000)
+    peak = np.array([1.97e14, 9.89e14, 2.25e15, 1.3e15])[:, None]
+    bw = np.array([8.2e11, 3.35e12, 8e12, 5.3e12])[:, None]
+    got = roofline(2.0 * B * 8192 * 8192, B * 8192 * 4 + 8192 * 8192 * 2, np.zeros_like(B), peak,
+                   bw, np.zeros((4, 1)))
+    for name in Result.__dataclass_fields__:
+        assert getattr(got, name).shape == (4, 1000), name
+    with pytest.raises(ValueError):
+        got.t_comms[0, 0] = 1.0
+
+
+def test_critical_values_report_the_first_bad_dimension(catalog):
+    k = OP_KINDS["matmul"]
+    figs = [chip_figures(catalog.get("h100-sxm"), op_work(k, {"B": 1, "D": 1, "F": 1}))]
+    # B and F bad: the probe of B still counts F, so F is what is reported first
+    with pytest.raises(ModelError, match="F"):
+        critical_values_many(k, {"B": -1.0, "D": 8.0, "F": -2.0}, figs)
+    # a one-dimension op never checks the value its probe replaces
+    d = OP_KINDS["dot"]
+    figs = [chip_figures(catalog.get("h100-sxm"), op_work(d, {"N": 8}))]
+    assert critical_values_many(d, {"N": -5.0}, figs) == critical_values_many(d, {"N": 8.0}, figs)
+
+
+@pytest.mark.parametrize("values,message", [
+    ([1.0, math.nan, 2.0], "must be finite"),
+    ([1.0, math.inf], "must be finite"),
+    ([-math.inf, 5.0], "must be finite"),
+    ([0.0, 1e20], "must be greater than zero"),
+    ([-0.0, 2.0], "must be greater than zero"),
+    ([1.0, -3.0], "must be greater than zero"),
+    ([1.0, MAX_VALUE * 1.01], "is too large"),
+    ([0.5, 2.0], "must be at least 1"),
+])
+def test_array_dimension_checks(values, message):
+    with pytest.raises(ModelError, match=message):
+        validate_dims(OP_KINDS["matmul"], {"B": np.array(values)})
+
+
+def test_array_dimension_checks_non_integer_dimension():
+    kind = OP_KINDS["elementwise"]
+    with pytest.raises(ModelError, match="is too small"):
+        validate_dims(kind, {"flops_per_element": np.array([1.0, MIN_VALUE / 2])})

@@ -8,8 +8,8 @@ import pytest
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
-from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
-                                    sweep_scenario, SweepSpec)
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 
 L = math.log10
 

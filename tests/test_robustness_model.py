@@ -28,12 +28,13 @@ from roofgui import cli
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
-from roofgui.model.chips import MIN_FIGURE, MIN_FRACTION, Figure, make_chip, parse_chip_toml
+from roofgui.model.chip_file import parse_chip_toml
+from roofgui.model.chips import MIN_FIGURE, MIN_FRACTION, Figure, make_chip
 from roofgui.model.errors import ModelError, ScenarioError, SpecError
 from roofgui.model.ops import OP_KINDS, Shard, op_work, validate_shard
 from roofgui.model.roofline import Result, Settings, chip_figures
-from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, WhatIf, default_scenario,
-                                    evaluate_scenario, sweep_scenario)
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, WhatIf, default_scenario
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 from roofgui.model.units import (MAX_VALUE, MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive,
                                  parse_quantity)
 

@@ -15,7 +15,8 @@ import roofgui.model.paths as paths
 from roofgui.model.catalog import Catalog
 from roofgui.model.errors import ScenarioError
 from roofgui.model.scenario import (MAX_SCENARIO_BYTES, OpSpec, Scenario, ShardSpec, SweepSpec, ViewSpec, WhatIf,
-                                    default_scenario, evaluate_scenario, load_scenario, save_scenario)
+                                    default_scenario, load_scenario, save_scenario)
+from roofgui.model.evaluate import evaluate_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from roofgui.model.catalog import Catalog, builtin_spec_files
-from roofgui.model.chips import LINK_NAMES, load_chip_file
+from roofgui.model.chip_file import load_chip_file
+from roofgui.model.chips import LINK_NAMES
 from roofgui.model.dtypes import PEAK_KEYS
 from roofgui.model.roofline import analyze
 

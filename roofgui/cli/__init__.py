@@ -193,7 +193,7 @@ OP_BUILDERS: dict[str, Callable] = {"llm": cli_llm.build_op}
 def cmd_analyze(args, out) -> int:
     from roofgui.model.catalog import Catalog
     from roofgui.presentation.report import record, working
-    from roofgui.model.scenario import evaluate_scenario
+    from roofgui.model.evaluate import evaluate_scenario
     from roofgui.model.units import format_number, format_si, format_time
 
     sc = _analyze_scenario(args)

@@ -56,7 +56,8 @@ def check_output(path: Path) -> None:
 def run_export(args, out) -> int:
     """The ``export`` sub-command.  Returns the exit status (0)."""
     from roofgui.model.catalog import Catalog
-    from roofgui.model.scenario import evaluate_scenario, load_scenario, sweep_scenario
+    from roofgui.model.scenario import load_scenario
+    from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
     from roofgui.export.options import MAX_SIDE, MIN_SIDE, ExportError, ExportOptions, check_size, format_for
 
     path = Path(args.output)

@@ -103,7 +103,7 @@ def build_op(args: argparse.Namespace, kind) -> Any:
     model = args.model if args.model is not None else llm.DEFAULT_MODEL
     params: dict[str, Any] = {"model": model}
     if args.arch:
-        if llm._norm_id(model) != llm.CUSTOM:
+        if llm.norm_id(model) != llm.CUSTOM:
             raise CliError("--arch needs --model custom (a preset's figures are fixed)")
         for k, v in parse_kv(args.arch, "--arch").items():
             if k not in llm.ARCH_NAMES:
@@ -117,7 +117,7 @@ def build_op(args: argparse.Namespace, kind) -> Any:
     for k in llm.ARCH_NAMES:
         if k in params:
             params[k] = getattr(cfg, k)
-    if llm._norm_id(model) != llm.CUSTOM:
+    if llm.norm_id(model) != llm.CUSTOM:
         params["model"] = cfg.id
     batch = parse_quantity(args.batch, "--batch", integer=True, max_value=MAX_BATCH) \
         if args.batch is not None else 64.0

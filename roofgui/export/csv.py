@@ -24,7 +24,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from roofgui.presentation.report import FIELDS, record
-from roofgui.model.scenario import Evaluation, Scenario, SweepCurve, evaluate_scenario, sweep_scenario
+from roofgui.model.scenario import Scenario
+from roofgui.model.evaluate import Evaluation, SweepCurve, evaluate_scenario, sweep_scenario
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -114,7 +115,7 @@ def sweep_table(scenario: Scenario, curves: Sequence[SweepCurve]) -> tuple[list[
     if curves:
         x = np.asarray(curves[0].x, dtype=np.float64)
     else:
-        from roofgui.model.scenario import sweep_values
+        from roofgui.model.evaluate import sweep_values
         x = sweep_values(scenario.sweep)
     cols = [x]
     for c in curves:

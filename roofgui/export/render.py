@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Callable
 
 from roofgui.model.paths import atomic_write
-from roofgui.model.scenario import Scenario, evaluate_scenario, sweep_scenario
+from roofgui.model.scenario import Scenario
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 # (the options, PNG and SVG helpers live in their own modules; their names are
 # importable from here too, as before the split)
 from roofgui.export.options import (BASE_SIZE, DEFAULT_SIZE, FORMATS, MAX_PIXELS, MAX_SIDE,  # noqa: F401

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
 from roofgui.model.catalog import Catalog
-from roofgui.model.chips import (KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link, chip_to_toml,
-                           parse_chip_toml)
+from roofgui.model.chip_file import chip_to_toml, parse_chip_toml
+from roofgui.model.chips import KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link
 from roofgui.model.dtypes import PEAK_KEYS
 from roofgui.model.errors import ModelError
 from roofgui.model.units import format_si, parse_quantity

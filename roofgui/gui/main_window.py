@@ -25,8 +25,8 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.errors import ModelError
 from roofgui.model.ops import load_optional_op_kinds
 from roofgui.presentation.plotdata import assign_colours
-from roofgui.model.scenario import (Evaluation, Scenario, evaluate_scenario, resolve_chips,
-                              sweep_scenario)
+from roofgui.model.scenario import Scenario
+from roofgui.model.evaluate import Evaluation, evaluate_scenario, resolve_chips, sweep_scenario
 from roofgui.gui.autosave import Autosaver
 from roofgui.gui.chips_panel import ChipsPanel
 from roofgui.gui.document import DocumentController, ScenarioDocument

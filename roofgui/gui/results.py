@@ -19,7 +19,8 @@ from roofgui.model.chips import SCALE_UP
 from roofgui.model.errors import ModelError
 from roofgui.model.ops import OP_KINDS
 from roofgui.presentation.report import record, working
-from roofgui.model.scenario import Evaluation, Scenario
+from roofgui.model.scenario import Scenario
+from roofgui.model.evaluate import Evaluation
 from roofgui.model.units import format_number, format_si, format_time
 from roofgui.presentation import llm_text
 

@@ -11,16 +11,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
-from roofgui.model.chips import Chip, chip_to_toml, load_chip_file, parse_chip_toml
+from roofgui.model.chip_file import chip_to_toml, load_chip_file, parse_chip_toml
+from roofgui.model.chips import Chip
 from roofgui.model.errors import ModelError, SpecError
-from roofgui.model.paths import atomic_write, shipped_path, user_cache_dir, user_chip_dir
-from roofgui.model.toml_cache import TomlCache, encode
+from roofgui.model.paths import atomic_write, shipped_path, user_chip_dir
 
 CATALOG_VERSION = "2026.11"
-#: The parsed shipped chip files, shipped beside them (see :func:`write_shipped_cache`).
-SHIPPED_CACHE = "parsed-cache.json"
-#: The user's cache of parsed chip files, in :func:`~roofgui.model.paths.user_cache_dir`.
-USER_CACHE = "chips-parsed.json"
 
 
 def _checkout_specs() -> Path:
@@ -50,37 +46,6 @@ def builtin_spec_files() -> list[tuple[str, bytes]]:
     return sorted(out)
 
 
-def shipped_cache_bytes() -> bytes | None:
-    """The shipped cache of parsed chip files (None if this install has none)."""
-    here = shipped_path("specs", SHIPPED_CACHE)
-    if here is not None:
-        try:
-            return here.read_bytes()
-        except OSError:
-            pass
-    try:
-        f = resources.files("roofgui") / "specs" / SHIPPED_CACHE
-        if f.is_file():
-            return f.read_bytes()
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError, OSError):
-        pass
-    try:
-        return (_checkout_specs() / SHIPPED_CACHE).read_bytes()
-    except OSError:
-        return None
-
-
-def write_shipped_cache(path: Path | None = None) -> Path:
-    """(Re)write the shipped cache from the shipped chip files (``make spec-cache``; a test
-    checks it is current).  A stale one is merely slower: its entries no longer match."""
-    cache = TomlCache(None)
-    for name, raw in builtin_spec_files():
-        parse_chip_toml(raw, f"specs/{name}", builtin=True, expected_id=name[:-5], cache=cache)
-    target = path or _checkout_specs() / SHIPPED_CACHE
-    atomic_write(target, encode(dict(sorted(cache.used().items()))) + "\n")
-    return target
-
-
 @dataclass
 class Catalog:
     """All chips known to the app, by id."""
@@ -90,21 +55,12 @@ class Catalog:
     user_dir: Path | None = None
 
     @classmethod
-    def load(cls, user_dir: Path | None | bool = None, *, cache: Path | None | bool = None
-             ) -> "Catalog":
-        """Load the shipped chips and (unless ``user_dir`` is False) the user's.
-
-        Parsed TOML comes from the shipped cache and the user's (``cache``: its path, by
-        default in the user cache dir; False: parse every file); see :mod:`.toml_cache`."""
+    def load(cls, user_dir: Path | None | bool = None) -> "Catalog":
+        """Load the shipped chips and (unless ``user_dir`` is False) the user's."""
         cat = cls()
-        tc = None
-        if cache is not False:
-            where = user_cache_dir() / USER_CACHE if cache in (None, True) else Path(cache)  # type: ignore[arg-type]
-            tc = TomlCache(where, shipped_cache_bytes())
         for name, raw in builtin_spec_files():
             try:
-                chip = parse_chip_toml(raw, f"specs/{name}", builtin=True,
-                                       expected_id=name[:-5], cache=tc)
+                chip = parse_chip_toml(raw, f"specs/{name}", builtin=True, expected_id=name[:-5])
                 cat.chips[chip.id] = chip
             except SpecError as e:
                 cat.errors.append(e)
@@ -113,17 +69,15 @@ class Catalog:
         if user_dir is not False:
             d = user_chip_dir() if user_dir in (None, True) else Path(user_dir)  # type: ignore[arg-type]
             cat.user_dir = d
-            cat.load_dir(d, cache=tc)
-        if tc is not None:
-            tc.save()  # (only when it changed: a new or edited chip file)
+            cat.load_dir(d)
         return cat
 
-    def load_dir(self, d: Path, *, cache: TomlCache | None = None) -> None:
+    def load_dir(self, d: Path) -> None:
         if not d.is_dir():
             return
         for p in sorted(d.glob("*.toml")):
             try:
-                chip = load_chip_file(p, builtin=False, cache=cache)
+                chip = load_chip_file(p, builtin=False)
             except SpecError as e:
                 self.errors.append(e)
                 continue

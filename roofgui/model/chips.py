@@ -1,23 +1,19 @@
 """Accelerator descriptions: peak FLOP/s per dtype, memory, links, each figure cited.
 
-A chip is read from a TOML file (schema in ``specs/README.md``).  Parsing is
-strict: an unknown key, a missing source or a non-positive figure raises a
-:class:`SpecError` naming the file, the key and the problem.
+A chip is read from a TOML file by :mod:`.chip_file` (schema in ``specs/README.md``)
+or built from plain numbers by :func:`make_chip`.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
 
 from roofgui.model.dtypes import PEAK_FALLBACK, PEAK_KEYS
-from roofgui.model.errors import ModelError, SpecError
-
-if TYPE_CHECKING:
-    from roofgui.model.toml_cache import TomlCache
+from roofgui.model.errors import ModelError
+from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN, check_positive
 
 FORMAT_VERSION = 1
 LINK_NAMES = ("ici", "nvlink", "xgmi", "neuronlink", "pcie", "dcn", "ethernet")
@@ -29,10 +25,11 @@ SHARD_LINKS = LINK_NAMES + (SCALE_UP,)
 KINDS = ("TPU", "GPU", "Accelerator")
 #: Chip files larger than this are refused before parsing.
 MAX_FILE_BYTES = 256 * 1024
-
-_FIGURE_KEYS = {"value", "source", "sparsity_halved", "note", "alternatives"}
-_TOP_KEYS = {"format", "id", "name", "vendor", "kind", "summary", "sources", "matrix",
-             "vector", "memory", "links", "achievable"}
+#: Smallest figure a chip file may state (FLOP/s, B/s, bytes): with the 1e21 ceiling and the
+#: what-if range, every ratio and time the model forms stays finite.
+MIN_FIGURE = 1.0
+#: Smallest achievable fraction of peak.
+MIN_FRACTION = 1e-3
 
 
 @dataclass(frozen=True)
@@ -143,8 +140,6 @@ class Chip:
 
     def scaled(self, peak: float = 1.0, hbm: float = 1.0, link: float = 1.0) -> "Chip":
         """A copy with what-if multipliers applied to peaks, HBM and link bandwidths."""
-        from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN
-
         for n, v in (("peak", peak), ("hbm", hbm), ("link", link)):
             if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v > 0):
                 raise ModelError(f"what-if multiplier must be a positive number (got {v!r})", n)
@@ -171,215 +166,6 @@ class Chip:
         return f"{self.name} ({', '.join(parts)})" if parts else self.name
 
 
-# -- parsing -----------------------------------------------------------------
-
-def load_chip_file(path: str | Path, *, builtin: bool = False,
-                   cache: "TomlCache | None" = None) -> Chip:
-    """Read and validate one chip TOML file (its parsed TOML from ``cache`` if there)."""
-    p = Path(path)
-    where = str(p)
-    try:
-        size = p.stat().st_size
-    except OSError as e:
-        raise SpecError(where, None, f"cannot read: {e.strerror or e}") from None
-    if size > MAX_FILE_BYTES:
-        raise SpecError(where, None, f"file is too large ({size} bytes; limit {MAX_FILE_BYTES})")
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise SpecError(where, None, f"cannot read: {e.strerror or e}") from None
-    return parse_chip_toml(raw, where, builtin=builtin, cache=cache)
-
-
-def parse_chip_toml(raw: bytes | str, where: str, *, builtin: bool = False,
-                    expected_id: str | None = None, cache: "TomlCache | None" = None) -> Chip:
-    """Parse and validate a chip file's content; ``cache`` may hold its parsed TOML already
-    (:mod:`roofgui.model.toml_cache`: keyed by the bytes, so validation sees the same tables)."""
-    data = cache.get(raw) if cache is not None and isinstance(raw, bytes) else None
-    if data is None:
-        data = _parse_toml(raw, where)
-        if cache is not None and isinstance(raw, bytes):
-            cache.put(raw, data)
-    if expected_id is None and where.endswith(".toml"):
-        expected_id = Path(where).stem
-    return parse_chip(data, where, builtin=builtin, expected_id=expected_id)
-
-
-def _parse_toml(raw: bytes | str, where: str) -> dict:
-    import tomllib  # (imported on a cache miss only: see toml_cache)
-
-    if isinstance(raw, bytes):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise SpecError(where, None, "not a text file (not valid UTF-8)") from None
-    else:
-        text = raw
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(where, None, f"not valid TOML: {e}") from None
-
-
-def _req(d: Mapping[str, Any], key: str, typ: type, where: str, path: str) -> Any:
-    if key not in d:
-        raise SpecError(where, path + key, "is missing")
-    v = d[key]
-    if typ is float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise SpecError(where, path + key, f"must be a number, not {type(v).__name__}")
-        try:
-            return float(v)
-        except OverflowError:  # a TOML integer with hundreds of digits
-            raise SpecError(where, path + key, "is too large (past what a float holds)") from None
-    if not isinstance(v, typ):
-        raise SpecError(where, path + key, f"must be a {typ.__name__}, not {type(v).__name__}")
-    return v
-
-
-def _table(d: Mapping[str, Any], key: str, where: str, required: bool = False) -> dict:
-    if key not in d:
-        if required:
-            raise SpecError(where, key, "is missing")
-        return {}
-    v = d[key]
-    if not isinstance(v, dict):
-        raise SpecError(where, key, f"must be a table, not {type(v).__name__}")
-    return v
-
-
-#: Smallest figure a chip file may state (FLOP/s, B/s, bytes): with the 1e21 ceiling and the
-#: what-if range, every ratio and time the model forms stays finite.
-MIN_FIGURE = 1.0
-#: Smallest achievable fraction of peak.
-MIN_FRACTION = 1e-3
-
-
-def _figure(v: Any, key: str, where: str, sources: Mapping[str, str],
-            min_value: float = MIN_FIGURE) -> Figure:
-    if not isinstance(v, dict):
-        raise SpecError(where, key, "must be a table like { value = 1e12, source = \"KEY\" }")
-    unknown = set(v) - _FIGURE_KEYS
-    if unknown:
-        raise SpecError(where, f"{key}.{sorted(unknown)[0]}",
-                        f"unknown key (allowed: {', '.join(sorted(_FIGURE_KEYS))})")
-    value = _req(v, "value", float, where, key + ".")
-    if not math.isfinite(value):
-        raise SpecError(where, key + ".value", "must be finite")
-    if value <= 0:
-        raise SpecError(where, key + ".value", f"must be greater than zero (got {value:g})")
-    if value > 1e21:
-        raise SpecError(where, key + ".value", f"is implausibly large ({value:g})")
-    if value < min_value:
-        raise SpecError(where, key + ".value", f"is implausibly small ({value:g}; at least {min_value:g})")
-    source = _req(v, "source", str, where, key + ".")
-    if source not in sources:
-        raise SpecError(where, key + ".source", f"{source!r} is not a key of [sources]")
-    halved = v.get("sparsity_halved", False)
-    if not isinstance(halved, bool):
-        raise SpecError(where, key + ".sparsity_halved", "must be true or false")
-    note = v.get("note", "")
-    alts = v.get("alternatives", "")
-    if not isinstance(note, str):
-        raise SpecError(where, key + ".note", "must be a string")
-    if not isinstance(alts, str):
-        raise SpecError(where, key + ".alternatives", "must be a string")
-    return Figure(value, source, halved, note, alts)
-
-
-def parse_chip(data: Mapping[str, Any], where: str, *, builtin: bool = False,
-               expected_id: str | None = None) -> Chip:
-    """Validate a parsed chip mapping and build a :class:`Chip`."""
-    if not isinstance(data, dict):
-        raise SpecError(where, None, "must be a table of keys")
-    unknown = set(data) - _TOP_KEYS
-    if unknown:
-        raise SpecError(where, sorted(unknown)[0], f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")
-    fmt = data.get("format")
-    if fmt is None:
-        raise SpecError(where, "format", "is missing (expected format = 1)")
-    if isinstance(fmt, bool) or not isinstance(fmt, int):
-        raise SpecError(where, "format", "must be a whole number")
-    if fmt > FORMAT_VERSION:
-        raise SpecError(where, "format", f"is {fmt}, newer than this app reads ({FORMAT_VERSION}); "
-                        "update Roofline Explorer")
-    if fmt < 1:
-        raise SpecError(where, "format", f"must be 1 (got {fmt})")
-    cid = _req(data, "id", str, where, "")
-    if not cid or not all(c.islower() or c.isdigit() or c == "-" for c in cid):
-        raise SpecError(where, "id", f"{cid!r} must be lowercase letters, digits and hyphens")
-    if expected_id is not None and cid != expected_id:
-        raise SpecError(where, "id", f"{cid!r} does not match the file name {expected_id!r}")
-    name = _req(data, "name", str, where, "")
-    vendor = _req(data, "vendor", str, where, "")
-    kind = _req(data, "kind", str, where, "")
-    if kind not in KINDS:
-        raise SpecError(where, "kind", f"{kind!r} must be one of {', '.join(KINDS)}")
-    summary = data.get("summary", "")
-    if not isinstance(summary, str):
-        raise SpecError(where, "summary", "must be a string")
-
-    sources = _table(data, "sources", where, required=True)
-    for k, v in sources.items():
-        if not isinstance(v, str) or not v.strip():
-            raise SpecError(where, f"sources.{k}", "must be a non-empty citation string")
-
-    def peaks(table: str) -> dict[str, Figure]:
-        out = {}
-        for k, v in _table(data, table, where).items():
-            if k not in PEAK_KEYS:
-                raise SpecError(where, f"{table}.{k}", f"unknown dtype (allowed: {', '.join(PEAK_KEYS)})")
-            out[k] = _figure(v, f"{table}.{k}", where, sources)
-        return out
-
-    matrix = peaks("matrix")
-    if not matrix:
-        raise SpecError(where, "matrix", "needs at least one peak (e.g. bf16)")
-    vector = peaks("vector")
-
-    mem = _table(data, "memory", where, required=True)
-    for k in mem:
-        if k not in ("capacity", "bandwidth"):
-            raise SpecError(where, f"memory.{k}", "unknown key (allowed: capacity, bandwidth)")
-    if "capacity" not in mem:
-        raise SpecError(where, "memory.capacity", "is missing")
-    if "bandwidth" not in mem:
-        raise SpecError(where, "memory.bandwidth", "is missing")
-    cap = _figure(mem["capacity"], "memory.capacity", where, sources)
-    bw = _figure(mem["bandwidth"], "memory.bandwidth", where, sources)
-
-    links: dict[str, Link] = {}
-    for lname, lv in _table(data, "links", where).items():
-        key = f"links.{lname}"
-        if lname not in LINK_NAMES:
-            raise SpecError(where, key, f"unknown link (allowed: {', '.join(LINK_NAMES)})")
-        if not isinstance(lv, dict):
-            raise SpecError(where, key, "must be a table")
-        for k in lv:
-            if k not in ("bandwidth", "description"):
-                raise SpecError(where, f"{key}.{k}", "unknown key (allowed: bandwidth, description)")
-        if "bandwidth" not in lv:
-            raise SpecError(where, f"{key}.bandwidth", "is missing")
-        desc = lv.get("description", "")
-        if not isinstance(desc, str):
-            raise SpecError(where, f"{key}.description", "must be a string")
-        links[lname] = Link(lname, _figure(lv["bandwidth"], f"{key}.bandwidth", where, sources), desc)
-
-    ach = None
-    at = _table(data, "achievable", where)
-    for k in at:
-        if k != "fraction":
-            raise SpecError(where, f"achievable.{k}", "unknown key (allowed: fraction)")
-    if "fraction" in at:
-        ach = _figure(at["fraction"], "achievable.fraction", where, sources, MIN_FRACTION)
-        if ach.value > 1:
-            raise SpecError(where, "achievable.fraction.value", f"must be at most 1 (got {ach.value:g})")
-
-    return Chip(id=cid, name=name, vendor=vendor, kind=kind, matrix=matrix, vector=vector,
-                hbm_capacity=cap, hbm_bandwidth=bw, links=links, sources=dict(sources),
-                achievable=ach, summary=summary, path=where, builtin=builtin)
-
-
 def make_chip(id: str, name: str, *, peak: float, hbm_bandwidth: float, hbm_capacity: float = 16e9,
               links: Mapping[str, float] | None = None, matrix: Mapping[str, float] | None = None,
               vector: Mapping[str, float] | None = None, source: str = "user") -> Chip:
@@ -390,7 +176,6 @@ def make_chip(id: str, name: str, *, peak: float, hbm_bandwidth: float, hbm_capa
     ModelError
         If a figure is not a positive finite number, or a dtype or link name is unknown.
     """
-    from roofgui.model.units import check_positive
 
     def ok(v: Any, key: str) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -417,40 +202,3 @@ def make_chip(id: str, name: str, *, peak: float, hbm_bandwidth: float, hbm_capa
                 hbm_capacity=Figure(hbm_capacity, source), hbm_bandwidth=Figure(hbm_bandwidth, source),
                 links={k: Link(k, Figure(v, source)) for k, v in (links or {}).items()},
                 sources=src, builtin=False)
-
-
-def chip_to_toml(chip: Chip) -> str:
-    """Serialise a chip to the TOML schema (used to save custom chips)."""
-
-    def q(s: str) -> str:
-        out = s.replace("\\", "\\\\").replace('"', '\\"')
-        out = "".join(c if (c >= " " and c != "\x7f") or c == "\t" else f"\\u{ord(c):04x}" for c in out)
-        return f'"{out}"'
-
-    def fig(f: Figure) -> str:
-        parts = [f"value = {f.value!r}", f"source = {q(f.source)}"]
-        if f.sparsity_halved:
-            parts.append("sparsity_halved = true")
-        if f.note:
-            parts.append(f"note = {q(f.note)}")
-        if f.alternatives:
-            parts.append(f"alternatives = {q(f.alternatives)}")
-        return "{ " + ", ".join(parts) + " }"
-
-    lines = [f"format = {FORMAT_VERSION}", f"id = {q(chip.id)}", f"name = {q(chip.name)}",
-             f"vendor = {q(chip.vendor)}", f"kind = {q(chip.kind)}"]
-    if chip.summary:
-        lines.append(f"summary = {q(chip.summary)}")
-    lines += ["", "[sources]"] + [f"{q(k)} = {q(v)}" for k, v in chip.sources.items()]
-    lines += ["", "[matrix]"] + [f"{k} = {fig(f)}" for k, f in chip.matrix.items()]
-    if chip.vector:
-        lines += ["", "[vector]"] + [f"{k} = {fig(f)}" for k, f in chip.vector.items()]
-    lines += ["", "[memory]", f"capacity = {fig(chip.hbm_capacity)}", f"bandwidth = {fig(chip.hbm_bandwidth)}"]
-    for name, link in chip.links.items():
-        lines += ["", f"[links.{name}]"]
-        if link.description:
-            lines.append(f"description = {q(link.description)}")
-        lines.append(f"bandwidth = {fig(link.bandwidth)}")
-    if chip.achievable is not None:
-        lines += ["", "[achievable]", f"fraction = {fig(chip.achievable)}"]
-    return "\n".join(lines) + "\n"

@@ -95,12 +95,8 @@ def _shard_factor(shard: Shard | None, axis: str) -> float:
 
 
 def _per_chip(v: Array, shard: Shard | None, axis: str) -> Array:
-    """A dimension's share per chip: ``v / n`` along the sharded axis (a float64 array
-    not divided by 1 is itself, without a pass over it)."""
-    f = _shard_factor(shard, axis)
-    if f == 1.0 and isinstance(v, np.ndarray) and v.dtype == np.float64:
-        return v
-    return v / f
+    """A dimension's share per chip: ``v / n`` along the sharded axis."""
+    return v / _shard_factor(shard, axis)
 
 
 def _allreduce_bytes(shard: Shard | None, axis: str, out_bytes: Array) -> Array:
@@ -250,30 +246,8 @@ def get_kind(name: str) -> OpKind:
         raise ModelError(f"unknown op {name!r} (known: {', '.join(OP_KINDS)})", "op") from None
 
 
-#: :func:`resolve_dtypes` remembered for the dtype names given (every role and name a
-#: str, in the order given): a sweep edit resolves the edited op's dtypes twice (its
-#: work and its critical values' probes), 5 look-ups by name each, ~8 -> ~1 us a call.
-#: Only successes are kept; the dtype tables are fixed at import.
-_RESOLVED: dict[tuple, dict[str, Dtype]] = {}
-
-
 def resolve_dtypes(kind: OpKind, dtypes: Mapping[str, str]) -> dict[str, Dtype]:
-    """Map every role to a Dtype; roles not given default to bf16.  (A new dict each
-    call: the caller may change it.)"""
-    key = tuple(dtypes.items())
-    if all(type(r) is str and type(n) is str for r, n in key):
-        hit = _RESOLVED.get(key)
-        if hit is None:
-            hit = _resolve_dtypes(dtypes)
-            if len(_RESOLVED) >= 256:  # (dtype choices no longer in use)
-                _RESOLVED.clear()
-            _RESOLVED[key] = hit
-        return dict(hit)
-    return _resolve_dtypes(dtypes)
-
-
-def _resolve_dtypes(dtypes: Mapping[str, str]) -> dict[str, Dtype]:
-    """:func:`resolve_dtypes`, worked out."""
+    """Map every role to a Dtype; roles not given default to bf16."""
     for role in dtypes:
         if role not in DTYPE_ROLES:
             raise ModelError(f"unknown dtype role {role!r} (known: {', '.join(DTYPE_ROLES)})", "dtype")
@@ -368,20 +342,8 @@ def op_work(kind: OpKind | str, dims: Mapping[str, object], dtypes: Mapping[str,
     d = validate_dims(k, dims)
     dt = resolve_dtypes(k, dtypes or {})
     sh = validate_shard(k, shard)
-    check_phase(k, phase)
-    return count_work(k, d, dt, sh, params, phase)
-
-
-def check_phase(kind: OpKind, phase: str) -> None:
-    if phase and phase not in kind.phases:
-        raise ModelError(f"{kind.name} has no phase {phase!r}", "phase")
-
-
-def count_work(kind: OpKind, dims: Mapping[str, Array], dtypes: Mapping[str, Dtype],
-               shard: Shard | None, params: Mapping | None = None, phase: str = "") -> Work:
-    """:func:`op_work` for inputs already checked: ``dims`` from :func:`validate_dims`,
-    ``dtypes`` from :func:`resolve_dtypes`, ``shard`` from :func:`validate_shard` and the
-    phase from :func:`check_phase` (callers that count one op many times check once)."""
-    if kind.phases != ("",):
-        return kind.work(dims, dtypes, shard, params or {}, phase=phase or kind.phases[0])
-    return kind.work(dims, dtypes, shard, params or {})
+    if phase and phase not in k.phases:
+        raise ModelError(f"{k.name} has no phase {phase!r}", "phase")
+    if k.phases != ("",):
+        return k.work(d, dt, sh, params or {}, phase=phase or k.phases[0])
+    return k.work(d, dt, sh, params or {})

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from roofgui.model.chips import SCALE_UP
 from roofgui.model.ops import OP_KINDS
-from roofgui.model.scenario import Evaluation, OpSpec, Scenario
+from roofgui.model.scenario import OpSpec, Scenario
+from roofgui.model.evaluate import Evaluation
 from roofgui.model.units import format_si
 
 

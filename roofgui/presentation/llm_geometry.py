@@ -96,6 +96,58 @@ def _wall_terms(op: Any, chip_record: Mapping[str, Any]) -> tuple[str, str]:
     return label, tip
 
 
+def _sweep_line(r: Mapping[str, Any], op: Any, b: Array, thr: bool, colour: int, hi_legend: str,
+                lo_legend: str) -> tuple[LlmSweepLine, list[Array]]:
+    """One chip's curves of the view (throughput if ``thr``, else latency) against batch
+    ``b``, split at its capacity wall; and the log10 values drawn, for the y range."""
+    chip = r["chip"]
+    n = op.shard.n if getattr(op, "shard", None) is not None else 1
+    hi, lo = ((r["throughput_total_max"], r["throughput_total_min"]) if thr
+              else (r["tpot_lower"], r["tpot_upper"]))
+    hi = np.asarray(hi, dtype=np.float64)
+    lo = np.asarray(lo, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = (hi > 0) & (lo > 0) & np.isfinite(hi) & np.isfinite(lo)
+        lhi = np.log10(np.where(ok, hi, 1.0))
+        llo = np.log10(np.where(ok, lo, 1.0))
+    lx = np.log10(b)
+    mb = int(r["max_batch"])
+    fit = ok & (b <= mb)
+    unfit = ok & (b >= mb) if mb >= 1 else ok
+    if mb >= 1 and not np.any(b == mb):  # the wall lies outside the range: no shared point
+        unfit = ok & (b > mb)
+    wall_label, wall_tip = _wall_terms(op, r)
+    name = chip.label() + (f" ×{n}" if n > 1 else "")
+    legend = f"{name} — fits B ≤ {format_number(mb)}" if mb >= 1 else f"{name} — nothing fits"
+    marker, marker_tip = _marker(op, name, b, lx, lhi, ok, hi, lo, mb, thr)
+    crit = r["critical_batch"]["decode"]
+    tip = (f"<b>{op.name}</b> on <b>{name}</b><br>fits in HBM up to B = {format_number(mb)}"
+           f"<br>decode step "
+           + (f"compute-bound from B = {format_number(round(crit))}" if math.isfinite(crit)
+              else "never compute-bound")
+           + f"<br>solid: {hi_legend}<br>dashed: {lo_legend}")
+    line = LlmSweepLine(chip.id, name, colour, lx[fit], lhi[fit], llo[fit], lx[unfit], lhi[unfit],
+                        llo[unfit], mb, math.log10(mb) if mb >= 1 else None, wall_label, wall_tip,
+                        marker, marker_tip, legend, tip)
+    return line, [lhi[ok], llo[ok]]
+
+
+def _marker(op: Any, name: str, b: Array, lx: Array, lhi: Array, ok: Array, hi: Array, lo: Array,
+            mb: int, thr: bool) -> tuple[tuple[float, float] | None, str]:
+    """The mark at the op's own batch (if it is one of the points) and its tooltip."""
+    ob = float(op.full_dims()["B"])
+    at = np.flatnonzero(b == ob)
+    if not (at.size and ok[at[0]]):
+        return None, ""
+    j = int(at[0])
+    fmt = (lambda v: format_si(v, "tok/s")) if thr else format_time  # noqa: E731
+    tip = (f"<b>{op.name}</b> on <b>{name}</b> at B = {format_number(ob)}"
+           f"<br>{'throughput' if thr else 'time per output token'}: "
+           f"{fmt(float(hi[j]))} (perfect overlap) … {fmt(float(lo[j]))} (no overlap)"
+           + ("" if ob <= mb else "<br><b>does not fit in HBM</b>"))
+    return (float(lx[j]), float(lhi[j])), tip
+
+
 def llm_sweep_geometry(result: LlmSweepResult, previous_colours: Mapping[str, int] | None = None,
                        n_colours: int = 8) -> LlmSweepGeometry:
     """What the LLM sweep view draws (log10 coordinates), from :func:`llm_sweep_scenario`.
@@ -106,7 +158,6 @@ def llm_sweep_geometry(result: LlmSweepResult, previous_colours: Mapping[str, in
     Chip colours are palette slots kept from ``previous_colours`` (pass the
     roofline's, so a chip has one colour everywhere).
     """
-
     title, y_kind, unit = _VIEW_TITLES.get(result.view, _VIEW_TITLES["throughput"])
     thr = result.view != "latency"
     hi_legend = "perfect overlap: step = max(t_mem, t_compute, t_net)"
@@ -121,53 +172,13 @@ def llm_sweep_geometry(result: LlmSweepResult, previous_colours: Mapping[str, in
                                 y_kind, unit, hi_legend, lo_legend, "", None, "", result.message,
                                 dict(previous_colours or {}))
     op = result.op
-    ids = [r["chip"].id for r in result.chips]
-    colours = assign_colours(ids, previous_colours, n_colours)
-    n = op.shard.n if getattr(op, "shard", None) is not None else 1
+    colours = assign_colours([r["chip"].id for r in result.chips], previous_colours, n_colours)
     ob = float(op.full_dims()["B"])
     lines, ys = [], []
     for r in result.chips:
-        chip = r["chip"]
-        if thr:
-            hi, lo = r["throughput_total_max"], r["throughput_total_min"]
-        else:
-            hi, lo = r["tpot_lower"], r["tpot_upper"]
-        hi = np.asarray(hi, dtype=np.float64)
-        lo = np.asarray(lo, dtype=np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ok = (hi > 0) & (lo > 0) & np.isfinite(hi) & np.isfinite(lo)
-            lhi = np.log10(np.where(ok, hi, 1.0))
-            llo = np.log10(np.where(ok, lo, 1.0))
-        mb = int(r["max_batch"])
-        fit = ok & (b <= mb)
-        unfit = ok & (b >= mb) if mb >= 1 else ok
-        if mb >= 1 and not np.any(b == mb):  # the wall lies outside the range: no shared point
-            unfit = ok & (b > mb)
-        ys += [lhi[ok], llo[ok]]
-        wall_x = math.log10(mb) if mb >= 1 else None
-        wall_label, wall_tip = _wall_terms(op, r)
-        name = chip.label() + (f" ×{n}" if n > 1 else "")
-        legend = f"{name} — fits B ≤ {format_number(mb)}" if mb >= 1 else f"{name} — nothing fits"
-        at = np.flatnonzero(b == ob)
-        marker, marker_tip = None, ""
-        fmt = (lambda v: format_si(v, "tok/s")) if thr else format_time  # noqa: E731
-        if at.size and ok[at[0]]:
-            j = int(at[0])
-            marker = (float(lx_all[j]), float(lhi[j]))
-            best, worst = (hi[j], lo[j])
-            marker_tip = (f"<b>{op.name}</b> on <b>{name}</b> at B = {format_number(ob)}"
-                          f"<br>{'throughput' if thr else 'time per output token'}: "
-                          f"{fmt(float(best))} (perfect overlap) … {fmt(float(worst))} (no overlap)"
-                          + ("" if ob <= mb else "<br><b>does not fit in HBM</b>"))
-        crit = r["critical_batch"]["decode"]
-        tip = (f"<b>{op.name}</b> on <b>{name}</b><br>fits in HBM up to B = {format_number(mb)}"
-               f"<br>decode step "
-               + (f"compute-bound from B = {format_number(round(crit))}" if math.isfinite(crit)
-                  else "never compute-bound")
-               + f"<br>solid: {hi_legend}<br>dashed: {lo_legend}")
-        lines.append(LlmSweepLine(chip.id, name, colours[chip.id], lx_all[fit], lhi[fit], llo[fit],
-                                  lx_all[unfit], lhi[unfit], llo[unfit], mb, wall_x, wall_label,
-                                  wall_tip, marker, marker_tip, legend, tip))
+        line, y = _sweep_line(r, op, b, thr, colours[r["chip"].id], hi_legend, lo_legend)
+        lines.append(line)
+        ys += y
     if ys and np.concatenate(ys).size:
         allv = np.concatenate(ys)
         y0, y1 = nice_range(float(allv.min()), float(allv.max()), pad=0.15, step=0.5, min_span=1.0)

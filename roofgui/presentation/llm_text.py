@@ -1,9 +1,13 @@
 """The LLM step's extra results: JSON fields, table rows and working lines of one (chip, phase).
 
-Shared by the window's results panel and ``roofgui analyze --op llm``.
+Shared by the window's results panel and ``roofgui analyze --op llm``.  The numbers come
+from :func:`roofgui.model.llm.llm_summary`; the working (each formula with its numbers
+put in) is written here.
 """
 
 from __future__ import annotations
+
+from typing import Any, Mapping
 
 from roofgui.model import llm
 from roofgui.model.units import format_number, format_si, format_time
@@ -11,6 +15,143 @@ from roofgui.model.units import format_number, format_si, format_time
 
 def summary(entry) -> dict:
     return llm.llm_summary(entry.op, entry.analysis.chip, figures=entry.analysis.figures)
+
+
+def _g(v) -> str:
+    return "—" if v is None else f"{float(v):.4g}"
+
+
+def _bytes(v) -> str:
+    return format_si(v, "B")
+
+
+def _time(v) -> str:
+    return "—" if v is None else format_time(v)
+
+
+def working(s: Mapping[str, Any], inp: llm.LLMInputs) -> list[str]:
+    """The formula of every term of a summary ``s`` (of the op ``inp`` describes) with its
+    numbers put in: the inputs, each phase's step, the serving cycle."""
+    lines = _working_inputs(s, inp)
+    for ph in llm.PHASES:
+        lines += _working_phase(s, inp, ph)
+    lines += _working_serving(s)
+    lines += [f"Source: {x}" for x in inp.model.citation_lines()]
+    lines += [f"Note: {x}" for x in s["notes"]]
+    return lines
+
+
+def _working_inputs(s: Mapping[str, Any], inp: llm.LLMInputs) -> list[str]:
+    cfg, n, dt = inp.model, inp.n, inp.dtypes
+    sw, sa, skv = dt["w"].bytes, dt["x"].bytes, dt["kv"].bytes
+    c, i = s["chip"], s["inputs"]
+    N = format_number
+    L, D, F, V = cfg.layers, cfg.hidden_size, cfg.ffn_size, cfg.vocab_size
+    return [
+        f"Model: {cfg.name} — D = {D}, L = {L}, heads {cfg.heads}, KV heads {cfg.kv_heads} "
+        f"(group {cfg.group_size}), head_dim {cfg.head_dim}, F = {F}, V = {V}"
+        + (f", {cfg.experts} experts, top-{cfg.top_k}" if cfg.experts > 1 else ""),
+        f"P_total = {N(cfg.params_total)}, P_active = {N(cfg.params_active)}",
+        f"Inputs: B = {N(i['batch'])} requests, p = {N(i['prefill'])}, d = {N(i['decode'])} tokens, "
+        f"n = {n} chip(s)"
+        + (f" over {i['link']} ({format_si(c['link_bandwidth'], 'B/s')})" if n > 1 else ""),
+        f"Dtypes: weights {dt['w'].name} ({sw:g} B), activations {dt['x'].name} ({sa:g} B), "
+        f"KV cache {dt['kv'].name} ({skv:g} B), compute {dt['compute'].name} "
+        f"→ peak {format_si(c['peak_flops'], 'FLOP/s')} ({c['peak_dtype']})",
+        f"Weights per chip = P_total·S_w/n = {_g(cfg.params_total)} · {sw:g} / {n} = "
+        f"{_bytes(s['weight_bytes_per_chip'])}",
+        f"KV cache per token = 2·L·n_kv·head_dim·S_kv = 2 · {L} · {cfg.kv_heads} · {cfg.head_dim} · {skv:g} "
+        f"= {_bytes(s['kv_bytes_per_token'])}; per chip ({s['kv_heads_per_chip']} of {cfg.kv_heads} KV heads) "
+        f"{_bytes(s['kv_bytes_per_token_per_chip'])}",
+        f"t_mem shown: {inp.t_mem} ("
+        + ("the note's GPU_mem / MemBW, the whole HBM every step" if inp.t_mem == "note"
+           else "weights + KV cache actually read and written, / MemBW") + ")",
+        f"t_network: {inp.t_net} ("
+        + ("a ring: (n−1)/n of each tensor per chip" if inp.t_net == "ring"
+           else "the note's n−1 hops of the whole tensor, 4 AllGathers (= 2 AllReduces) per layer") + ")",
+    ]
+
+
+def _working_phase(s: Mapping[str, Any], inp: llm.LLMInputs, ph: str) -> list[str]:
+    """One phase's step: FLOPs, the three times, the bounds, intensity, critical batch."""
+    cfg, n = inp.model, inp.n
+    sa = inp.dtypes["x"].bytes
+    c, r = s["chip"], s["phases"][ph]
+    g, B_, T = _g, _bytes, _time
+    D, L = cfg.hidden_size, cfg.layers
+    tok = "B·p" if ph == "prefill" else "B"
+    hbm = format_si(c["hbm_bandwidth"], "B/s")
+    if ph == "prefill":
+        kv = f"KV written B·p·{B_(s['kv_bytes_per_token_per_chip'])} = {B_(r['kv_write_bytes'])}"
+    else:
+        kv = (f"KV read B·(p + (d−1)/2)·{B_(s['kv_bytes_per_token_per_chip'])} = {B_(r['kv_read_bytes'])} "
+              f"+ KV written {B_(r['kv_write_bytes'])}")
+    lines = [
+        f"── {ph} step: B_dense = {tok} = {format_number(r['tokens'])} tokens",
+        f"  FLOPs per chip = 2·P_active·B_dense/n = 2 · {g(cfg.params_active)} · {g(r['tokens'])} / {n} "
+        f"= {g(r['flops'])}",
+        f"  t_compute = {g(r['flops'])} / {format_si(c['peak_flops'], 'FLOP/s')} = {T(r['t_compute'])}",
+        f"  t_mem (note) = GPU_mem / MemBW = {B_(c['hbm_capacity'])} / {hbm} = {T(r['t_mem_note'])}",
+        f"  t_mem (refined) = (weights {B_(r['weight_bytes'])} + {kv}) / {hbm} = {T(r['t_mem_refined'])}",
+    ]
+    if n <= 1:
+        lines.append("  t_network = 0 (one chip)")
+    else:
+        ring = inp.t_net == "ring"
+        lines.append(f"  t_network ({inp.t_net}) = 4(n−1){'/n' if ring else ''}·B_dense·D·S_a·L / NetBW = "
+                     f"4 · {n - 1}{f'/{n}' if ring else ''} · {g(r['tokens'])} · {D} · {sa:g} · {L} / "
+                     f"{format_si(c['link_bandwidth'], 'B/s')} = {T(r['t_network'])}")
+    cb = r["critical_batch"]
+    lines += [
+        f"  t_step lower = max(t_mem, t_compute, t_network) = {T(r['t_step_lower'])} → {r['bound']}-bound",
+        f"  t_step upper = t_mem + t_compute + t_network = {T(r['t_step_upper'])}",
+        f"  Intensity = FLOPs / refined HBM bytes = {g(r['flops'])} / {g(r['hbm_bytes_refined'])} "
+        f"= {g(r['intensity'])} FLOP/B (critical {g(c['peak_flops'] / c['hbm_bandwidth'])})",
+        "  Critical batch (t_compute = max(t_mem, t_network)): "
+        + ("never compute-bound" if cb is None else
+           f"B = {g(cb)}" + (f" (B_dense = {g(r['critical_tokens'])} tokens)" if ph == "prefill" else "")),
+        f"  Step throughput = B_dense / t_step = {format_si(r['step_throughput_min'], 'tok/s')} "
+        f"… {format_si(r['step_throughput_max'], 'tok/s')}",
+    ]
+    return lines + _working_memory(s, inp, ph)
+
+
+def _working_memory(s: Mapping[str, Any], inp: llm.LLMInputs, ph: str) -> list[str]:
+    cfg, n = inp.model, inp.n
+    sa = inp.dtypes["x"].bytes
+    r = s["phases"][ph]
+    m = r["memory"]
+    g, B_ = _g, _bytes
+    act_tok = sa * (2 * cfg.hidden_size + 2 * cfg.top_k * cfg.ffn_size / n)
+    return [
+        f"  Memory per chip = weights {B_(m['weights'])} + KV B·(p+d)·{B_(s['kv_bytes_per_token_per_chip'])} "
+        f"= {B_(m['kv_cache'])} + activations S_a·(B_dense·(2D + 2·top_k·F/n) + B·V/n) = "
+        f"{sa:g}·({g(r['tokens'])}·{g(act_tok / sa)} + {format_number(s['inputs']['batch'])}·"
+        f"{g(cfg.vocab_size / n)}) = {B_(m['activations'])} "
+        f"= {B_(m['total'])} of {B_(m['capacity'])} → {'fits' if m['fits'] else 'DOES NOT FIT'}",
+        f"  Largest batch that fits = floor((capacity − weights) / {B_(m['per_request'])} per request) "
+        f"= {format_number(m['max_batch'])}",
+    ]
+
+
+def _working_serving(s: Mapping[str, Any]) -> list[str]:
+    sv, T = s["serving"], _time
+
+    def span_of(key: str, unit: str) -> str:
+        return f"{format_si(sv[key + '_min'], unit)} … {format_si(sv[key + '_max'], unit)}"
+
+    return [
+        "── serving: one prefill step, then d decode steps",
+        f"  Cycle = t_prefill + d·t_decode = {T(sv['cycle_time_lower'])} (lower bounds) … "
+        f"{T(sv['cycle_time_upper'])} (upper bounds)",
+        f"  Throughput_total = B·(p+d) / cycle = {span_of('throughput_total', 'tok/s')}",
+        f"  Per-request = Throughput_total / (p+d) = {span_of('throughput_per_request', 'req/s')}",
+        f"  Decode = d·Throughput_total / (p+d) = {span_of('throughput_decode', 'tok/s')}",
+        f"  Time to first token ≈ prefill step = {T(sv['ttft_lower'])} … {T(sv['ttft_upper'])}; "
+        f"per output token ≈ decode step = {T(sv['tpot_lower'])} … {T(sv['tpot_upper'])}",
+        f"  Memory: {'fits' if s['memory']['fits'] else 'does NOT fit'}; largest batch that fits both "
+        f"phases = {format_number(s['memory']['max_batch'])}",
+    ]
 
 
 def record_extras(entry) -> dict:
@@ -59,7 +200,7 @@ def working_lines(entry) -> list[str]:
     """The LLM working for one (chip, phase): the shared lines, this phase's step and the serving cycle."""
     other = [f"── {ph} step" for ph in llm.PHASES if ph != entry.phase]
     out, skip = [], False
-    for line in summary(entry)["working"]:
+    for line in working(summary(entry), llm.llm_inputs(entry.op)):
         if line.startswith("──"):
             skip = any(line.startswith(o) for o in other)
         elif not line.startswith("  "):

@@ -112,7 +112,7 @@ def label_changes() -> list:
 def show_sweep(pair, sc, cat):
     """Feed each sweep plot of ``pair`` the sweep of ``sc`` and place its legend now (on
     screen the legend is placed after the plot's paint); return the curves."""
-    from roofgui.model.scenario import sweep_scenario
+    from roofgui.model.evaluate import sweep_scenario
 
     curves, _ = sweep_scenario(sc, cat)
     for w in pair:

@@ -15,7 +15,8 @@ import pytest
 from roofgui.plotting.plot_items import _Canvas
 from roofgui.plotting.sweep_plot import SweepPlot
 from roofgui.presentation.style import SCREEN_DARK
-from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec, sweep_scenario
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, SweepSpec
+from roofgui.model.evaluate import sweep_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
 from gui_helpers import show_sweep as show
@@ -170,7 +171,7 @@ def test_a_roofline_with_screen_caches_looks_like_a_plain_one(qtbot, shipped):
     as one picture: through edits, chips, a zoom, another style and sizes it shows what a
     plain roofline shows."""
     from roofgui.plotting.plots import RooflinePlot
-    from roofgui.model.scenario import evaluate_scenario
+    from roofgui.model.evaluate import evaluate_scenario
 
     cached, plain = RooflinePlot(), RooflinePlot()
     cached.use_screen_caches()

@@ -16,7 +16,8 @@ from roofgui.plotting.picture import Picture
 from roofgui.plotting.plots import RooflinePlot
 from roofgui.plotting.sweep_plot import SweepPlot
 from roofgui.presentation.style import SCREEN_DARK
-from roofgui.model.scenario import SweepSpec, evaluate_scenario, sweep_scenario
+from roofgui.model.scenario import SweepSpec
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, show_sweep, three_ops
 

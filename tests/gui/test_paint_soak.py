@@ -29,8 +29,8 @@ def soak(n: int) -> int:
     from roofgui.plotting.sweep_plot import SweepPlot
     from roofgui.presentation.style import SCREEN_DARK, SCREEN_LIGHT
     from roofgui.model.catalog import Catalog
-    from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
-                                        sweep_scenario)
+    from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
+    from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     cat = Catalog.load(False)

@@ -11,8 +11,8 @@ from roofgui.plotting.sweep_plot import SweepPlot
 from roofgui.presentation.style import SCREEN_DARK, SCREEN_LIGHT, SLIDE, PlotStyle, screen_style
 from roofgui.model.catalog import Catalog
 from roofgui.presentation import plotdata as pd
-from roofgui.model.scenario import (OpSpec, Scenario, ShardSpec, evaluate_scenario,
-                                    sweep_scenario)
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
+from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 
 L = math.log10
 

@@ -12,7 +12,7 @@ import pytest
 
 from roofgui.plotting.plots import RooflinePlot
 from roofgui.presentation.style import SCREEN_DARK
-from roofgui.model.scenario import evaluate_scenario
+from roofgui.model.evaluate import evaluate_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
 

@@ -20,7 +20,8 @@ from roofgui.plotting.plot_items import (_Canvas, _Curve, _heard, _Scatter, _set
                                     _ViewLayer, _spot_brush, _spot_pen)
 from roofgui.plotting.sweep_plot import SweepPlot
 from roofgui.presentation.style import SCREEN_DARK, SCREEN_LIGHT
-from roofgui.model.scenario import SweepSpec, sweep_scenario
+from roofgui.model.scenario import SweepSpec
+from roofgui.model.evaluate import sweep_scenario
 
 from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
 
