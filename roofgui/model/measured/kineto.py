@@ -9,7 +9,9 @@ split-K reduction); the others' FLOPs stay unknown.  A trace records no HBM byte
 they are unknown unless a kernel's args give ``bytes``.
 
 Launches are grouped by kernel name, op and input shapes (one kernel serves many shapes).
-The dtype comes from the op's ``args["Input type"]``, the chip from ``deviceProperties``.
+The dtype comes from the op's ``args["Input type"]``, the chip from ``deviceProperties``
+(``computeProperties`` in 2021 traces, whose kernel args spell ``external id`` and whose
+categories are ``Operator`` and ``Kernel``).
 """
 
 from __future__ import annotations
@@ -85,8 +87,8 @@ def parse(text: str, path: str) -> tuple[tuple[Kernel, ...], str | None]:
             raise where.error(i, "Kineto trace: an event must be an object")
         cat = str(ev.get("cat", "")).lower()
         args = ev.get("args") if isinstance(ev.get("args"), dict) else {}
-        if cat in ("cpu_op", "operator") and "External id" in args:
-            ops[args["External id"]] = ev
+        if cat in ("cpu_op", "operator") and external_id(args) is not None:
+            ops[external_id(args)] = ev
         elif cat == "kernel":
             kernels.append((i, ev))
     if not kernels:
@@ -120,13 +122,13 @@ def _launches(kernels: list[tuple[int, dict]], ops: dict, where: _Where) -> list
     durations = {}
     for i, ev in kernels:
         durations[i] = _duration(i, ev, where)
-        ext = (ev.get("args") or {}).get("External id")
+        ext = external_id(ev.get("args") or {})
         if ext in ops and durations[i] > longest.get(ext, (-1.0, -1))[0]:
             longest[ext] = (durations[i], i)
     out = []
     for i, ev in kernels:
         args = ev.get("args") or {}
-        ext = args.get("External id")
+        ext = external_id(args)
         op = ops.get(ext)
         op_args = (op.get("args") or {}) if op else {}
         flops = None
@@ -143,6 +145,13 @@ def _launches(kernels: list[tuple[int, dict]], ops: dict, where: _Where) -> list
     return out
 
 
+def external_id(args: dict) -> Any:
+    """The op id a kernel or op event carries (``External id``; older traces spell the
+    kernel's ``external id``)."""
+    ext = args.get("External id", args.get("external id"))
+    return ext if isinstance(ext, (int, str)) and not isinstance(ext, bool) else None
+
+
 def _dtype(types: Any) -> str | None:
     if not isinstance(types, list):
         return None
@@ -153,7 +162,7 @@ def _dtype(types: Any) -> str | None:
 
 
 def _device_name(data: dict) -> str | None:
-    props = data.get("deviceProperties")
+    props = data.get("deviceProperties", data.get("computeProperties"))
     if isinstance(props, list) and props and isinstance(props[0], dict):
         name = props[0].get("name")
         return name if isinstance(name, str) and name else None
