@@ -192,3 +192,109 @@ def test_format_is_told_from_content_not_name(tmp_path):
     q = tmp_path / "trace.csv"
     shutil.copy(FIX / "kineto_flops.json", q)
     assert parse_measurements(q).format == "kineto"
+
+
+# -- malformed files: one MeasurementError naming file, line and column ---------------
+
+def error_of(tmp_path, text: str | bytes, name: str = "m.csv") -> MeasurementError:
+    p = tmp_path / name
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(MeasurementError) as info:
+        parse_measurements(p)
+    e = info.value
+    assert str(e).startswith(f"{p}:{e.line}:{e.column}: ") and "\n" not in str(e)
+    return e
+
+
+PLAIN_ROWS = "name,seconds,flops,bytes\n" + "".join(f"k{i},1e-3,1e9,1e6\n" for i in range(5))
+
+
+@pytest.mark.parametrize("text, line, column, words", [
+    ("", 1, 1, "empty file"),
+    ("  \n\n", 1, 1, "empty file"),
+    ("==PROF== Connected to process 1\n==WARNING== No kernels were profiled.\n", 1, 1, "empty"),
+    ("a,b,c\n1,2,3\n", 1, 1, "unknown format"),
+    ('{"schemaVersion": 1}', 1, 1, "unknown format"),
+    ("name,seconds,flops\nk,1e-3,1e9\n", 1, 4, "missing column 'bytes'"),
+    ('"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","gpu__time_duration.sum","5"\n',
+     1, 5, "missing column 'Metric Unit'"),
+    ("Dispatch_ID,Kernel_Name,Start_Timestamp\n0,k,5\n", 1, 4, "missing column 'End_Timestamp'"),
+    (PLAIN_ROWS + "k5,fast,1e9,1e6\n", 7, 2, "seconds: 'fast' is not a number"),
+    (PLAIN_ROWS + "k5,1e-3,1e9,12 MB\n", 7, 4, "bytes: '12 MB' is not a number"),
+    ("name,seconds,flops,bytes\nk,-0.001,1e9,1e6\n", 2, 2, "negative"),
+    ("name,seconds,flops,bytes\nk,0,1e9,1e6\n", 2, 2, "greater than zero"),
+    ("name,seconds,flops,bytes\nk,,1e9,1e6\n", 2, 2, "seconds is empty"),
+    ("name,seconds,flops,bytes\nk,1e999,1e9,1e6\n", 2, 2, "not finite"),
+    ("name,seconds,flops,bytes\nk,inf,1e9,1e6\n", 2, 2, "not a number"),
+    ("name,seconds,flops,bytes,seconds\nk,1,1,1,1\n", 1, 5, "duplicate header 'seconds'"),
+    ("name,seconds,flops,bytes\nk,1e-3,1e9\n", 2, 4, "3 fields"),
+    ("name,seconds,flops,bytes,speed\nk,1,1,1,1\n", 1, 5, "unknown column 'speed'"),
+    ("name,seconds,flops,bytes,count\nk,1,1,1,2.5\n", 2, 5, "whole number"),
+    ("name,seconds,flops,bytes,dtype\nk,1,1,1,fp7\n", 2, 5, "unknown dtype"),
+    ("name,seconds,flops,bytes\n", 1, 1, "no rows"),
+])
+def test_malformed_plain_and_detection(tmp_path, text, line, column, words):
+    e = error_of(tmp_path, text)
+    assert (e.line, e.column) == (line, column), str(e)
+    assert words in e.problem
+
+
+NCU_HEAD = ('==PROF== Connected to process 1 (/bin/app)\n'
+            '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n')
+
+
+@pytest.mark.parametrize("rows, line, column, words", [
+    ('"0","k","gpu__time_duration.sum","byte","5"\n', 3, 4, "unit 'byte' is not a time unit"),
+    ('"0","k","gpu__time_duration.sum","nsecond","5"\n"0","k","dram__bytes.sum","nsecond","7"\n',
+     4, 4, "not a bytes unit"),
+    ('"0","k","gpu__time_duration.sum","nsecond","5"\n'
+     '"0","k","sm__sass_thread_inst_executed_op_ffma_pred_on.sum","furlong","7"\n', 4, 4, "count unit"),
+    ('"0","k","gpu__time_duration.sum","nsecond","0"\n', 3, 5, "greater than zero"),
+    ('"0","k","gpu__time_duration.sum","nsecond","12..5"\n', 3, 5, "not a number"),
+    ('"0","k","dram__bytes.sum","byte","5"\n', 3, 2, "no gpu__time_duration.sum"),
+    ('"0","k","gpu__time_duration.sum","nsecond"\n', 3, 5, "4 fields"),
+    ('', 2, 1, "no kernel rows"),
+])
+def test_malformed_ncu(tmp_path, rows, line, column, words):
+    e = error_of(tmp_path, NCU_HEAD + rows)
+    assert (e.line, e.column) == (line, column), str(e)
+    assert words in e.problem
+
+
+def test_ncu_duplicate_header_and_missing_units_row(tmp_path):
+    e = error_of(tmp_path, '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value","Metric Value"\n'
+                           '"0","k","gpu__time_duration.sum","ns","5","5"\n')
+    assert (e.line, e.column) == (1, 6) and "duplicate header" in e.problem
+    e = error_of(tmp_path, '"ID","Kernel Name","gpu__time_duration.sum"\n"0","k","5"\n')
+    assert (e.line, e.column) == (2, 2) and "units row" in e.problem
+
+
+def test_truncated_and_bad_json(tmp_path):
+    text = (FIX / "kineto_flops.json").read_text()
+    cut = text[: len(text) // 2]
+    e = error_of(tmp_path, cut, "trace.json")
+    assert e.line == cut.count("\n") + 1 and "not valid JSON" in e.problem
+    # a kernel of zero time: the error names where that event starts
+    lines = text.splitlines()
+    at = next(i for i, s in enumerate(lines) if '"dur": 149.5' in s)
+    e = error_of(tmp_path, text.replace('"dur": 149.5', '"dur": 0'), "trace.json")
+    start = max(i for i in range(at) if lines[i].strip() == "{")
+    assert (e.line, e.column) == (start + 1, lines[start].index("{") + 1)
+    assert "greater than zero" in e.problem
+    e = error_of(tmp_path, text.replace('"dur": 149.5', '"dur": "slow"'), "trace.json")
+    assert e.line == start + 1 and "dur must be a number" in e.problem
+    e = error_of(tmp_path, '{"traceEvents": [{"cat": "cpu_op", "dur": 3}]}', "t.json")
+    assert (e.line, e.column) == (1, 2) and "no GPU kernel events" in e.problem
+
+
+def test_unreadable_and_binary_files(tmp_path):
+    with pytest.raises(MeasurementError) as info:
+        parse_measurements(tmp_path / "missing.csv")
+    assert (info.value.line, info.value.column) == (1, 1) and "cannot read" in str(info.value)
+    e = error_of(tmp_path, b"name,seconds,flops,bytes\nk,1,\xff\xfe,1\n")
+    assert (e.line, e.column) == (2, 5) and "UTF-8" in e.problem
+
+
+def test_text_before_a_non_ncu_header_is_refused(tmp_path):
+    e = error_of(tmp_path, "some log line\n" + PLAIN_ROWS)
+    assert (e.line, e.column) == (1, 1) and "unknown format" in e.problem

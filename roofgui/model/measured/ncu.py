@@ -68,7 +68,8 @@ class RawLaunch:
 
 
 def is_metric_layout(cells: tuple[str, ...]) -> bool:
-    return all(c in cells for c in METRIC_COLUMNS)
+    """One row per metric (then every column of :data:`METRIC_COLUMNS` is required)."""
+    return "Metric Name" in cells and "Metric Value" in cells
 
 
 def is_raw_layout(cells: tuple[str, ...]) -> bool:

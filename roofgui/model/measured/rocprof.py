@@ -40,7 +40,9 @@ CEILINGS = {"HBMBw": "hbm_bandwidth", "L2Bw": "l2_bandwidth", "L1Bw": "l1_bandwi
 
 
 def is_pmc_perf(cells: tuple[str, ...]) -> bool:
-    return all(c in cells for c in PMC_COLUMNS)
+    """A dispatch table (then every column of :data:`PMC_COLUMNS` is required)."""
+    return "Kernel_Name" in cells and ("Dispatch_ID" in cells or "Start_Timestamp" in cells
+                                       or "End_Timestamp" in cells)
 
 
 def is_roofline(cells: tuple[str, ...]) -> bool:

@@ -29,7 +29,7 @@ GIB = 1024.0 ** 3
 
 
 def is_xprof(cells: tuple[str, ...]) -> bool:
-    return OPERATION in cells and AVG_TIME in cells and BOUND_BY in cells
+    return OPERATION in cells and BOUND_BY in cells
 
 
 def _chosen_rows(rows: list[Row], step_col: int | None) -> list[Row]:
