@@ -298,3 +298,17 @@ def test_unreadable_and_binary_files(tmp_path):
 def test_text_before_a_non_ncu_header_is_refused(tmp_path):
     e = error_of(tmp_path, "some log line\n" + PLAIN_ROWS)
     assert (e.line, e.column) == (1, 1) and "unknown format" in e.problem
+
+
+def test_a_number_in_the_other_locale_is_an_error_not_misread(tmp_path):
+    e = error_of(tmp_path, 'name,seconds,flops,bytes\na,0.5,1,1\nb,"0,25",1,1\n')
+    assert (e.line, e.column) == (3, 2) and "not a number" in e.problem
+    s = parse_text('name,seconds,flops,bytes\na,"0,5","1.000.000",2\n', "comma.csv")
+    assert (s.kernels[0].seconds, s.kernels[0].flops) == (0.5, 1e6)
+
+
+def test_the_set_names_the_device_the_file_names():
+    assert parse_measurements(FIX / "ncu_raw.csv").chip == "NVIDIA H100 80GB HBM3"
+    assert parse_measurements(FIX / "kineto_flops.json").chip == "NVIDIA A100-SXM4-80GB"
+    assert parse_measurements(FIX / "plain.csv").chip == "h100-sxm"
+    assert parse_measurements(FIX / "ncu_metrics.csv").chip is None

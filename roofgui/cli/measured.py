@@ -50,7 +50,8 @@ def _run(args, out) -> int:
         what = f"{len(s.kernels)} kernel{'s' if len(s.kernels) != 1 else ''}"
         if not s.kernels and s.ceilings:
             what = "measured ceilings only, no kernels"
-        print(f"{s.source} ({s.format}): {what}, on {chip.name}", file=out)
+        said = f" (the file says {s.chip})" if s.chip and s.chip != chip.id else ""
+        print(f"{s.source} ({s.format}): {what}, on {chip.name}{said}", file=out)
         for k in s.kernels:
             print(f"  {place(k, chip).summary()}", file=out)
     return 0

@@ -71,8 +71,8 @@ def parse_text(text: str, name: str) -> MeasuredSet:
             del data
             raise MeasurementError(name, 1, 1, "unknown format: JSON without traceEvents "
                                                "(expected a PyTorch profiler trace)")
-        kernels, _chip = kineto.parse(text, name)
-        return MeasuredSet(name, KINETO, kernels)
+        kernels, chip = kineto.parse(text, name)
+        return MeasuredSet(name, KINETO, kernels, chip)
     rows = csv_rows(text)
     if not rows:
         raise MeasurementError(name, 1, 1, "empty file (only profiler messages)")
@@ -102,17 +102,18 @@ def _csv_format(cells: tuple[str, ...]) -> str | None:
 
 
 def _parse_csv(fmt: str, rows, name: str) -> MeasuredSet:
+    chip = None
     if fmt == NCU:
-        kernels, _chip = ncu.parse(rows, name)
+        kernels, chip = ncu.parse(rows, name)
     elif fmt == ROCPROF:
         kernels = rocprof.parse_pmc_perf(rows, name)
     elif fmt == ROCPROF_ROOFLINE:
-        return MeasuredSet(name, fmt, (), rocprof.parse_roofline(rows, name))
+        return MeasuredSet(name, fmt, (), ceilings=rocprof.parse_roofline(rows, name))
     elif fmt == XPROF:
         kernels = xprof.parse(rows, name)
     else:
-        kernels, _chip = plain.parse(rows, name)
-    return MeasuredSet(name, fmt, kernels)
+        kernels, chip = plain.parse(rows, name)
+    return MeasuredSet(name, fmt, kernels, chip)
 
 
 def _unknown(cells: tuple[str, ...]) -> str:

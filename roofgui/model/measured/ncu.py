@@ -95,7 +95,7 @@ def _metric_layout(rows: list[Row], path: str):
     require_columns(ix, METRIC_COLUMNS, header, path, "ncu")
     name_col, metric_col = ix["Kernel Name"], ix["Metric Name"]
     unit_col, value_col = ix["Metric Unit"], ix["Metric Value"]
-    id_col = ix.get("ID")
+    id_col, pid_col = ix.get("ID"), ix.get("Process ID")
     launches: dict[tuple, RawLaunch] = {}
     values, chip, serial = [], None, 0
     for row in rows[1:]:
@@ -103,13 +103,13 @@ def _metric_layout(rows: list[Row], path: str):
             raise MeasurementError(path, row.line, len(row.cells) + 1,
                                    f"ncu: row has {len(row.cells)} fields, the header {len(header.cells)}")
         name, metric = row.cells[name_col], row.cells[metric_col]
-        if id_col is not None:
-            key = (row.cells[id_col], name)
+        if id_col is not None:  # ids count launches within one process
+            key = (row.cells[id_col], row.cells[pid_col] if pid_col is not None else "", name)
         else:  # no launch ids: a metric seen again for this kernel starts its next launch
-            key = (str(serial), name)
+            key = (str(serial), "", name)
             if key in launches and metric in launches[key].cells:
                 serial += 1
-                key = (str(serial), name)
+                key = (str(serial), "", name)
         launch = launches.setdefault(key, RawLaunch(key, name, row, name_col))
         if metric == DEVICE_NAME and chip is None:
             chip = row.cells[value_col] or None

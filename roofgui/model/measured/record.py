@@ -99,6 +99,9 @@ class MeasuredSet:
     source: str
     format: str
     kernels: tuple[Kernel, ...]
+    #: the device the file says it measured (a name such as "NVIDIA H100 80GB HBM3", or a
+    #: chip id in a plain CSV), when it says one
+    chip: str | None = None
     #: measured ceilings the file states (rocprof-compute's roofline.csv): FLOP/s and B/s
     ceilings: Mapping[str, float] = field(default_factory=dict)
 

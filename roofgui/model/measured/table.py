@@ -3,7 +3,9 @@
 Profilers write numbers as their locale prints them: ``1,234,567.5`` (thousands
 separators), ``1.234.567,5`` or ``0,19`` (a comma for the decimal point).  A file keeps
 one locale, so :func:`decimal_comma` decides it once from every value cell; then
-:func:`to_number` reads each cell that way.
+:func:`to_number` reads each cell that way, and a cell written in the other locale (``0,19``
+among ``0.5``s) is an error, never misread.  A file whose every number is ambiguous
+(``1,234`` or ``1.234`` alone) is read with a decimal point.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ _DOT_EVIDENCE = (re.compile(r"^[-+]?\d*\.\d{1,2}$"), re.compile(r"^[-+]?\d*\.\d{
 _COMMA_EVIDENCE = (re.compile(r"^[-+]?\d*,\d{1,2}$"), re.compile(r"^[-+]?\d*,\d{4,}$"),
                    re.compile(r"\.\d{3},\d"), re.compile(r"^[-+]?\d{1,3}(\.\d{3}){2,}$"))
 _PLAIN_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+#: Thousands groups as each locale writes them: 1,234,567.5 or 1.234.567,5
+_GROUPED_DOT = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?$")
+_GROUPED_COMMA = re.compile(r"^[-+]?\d{1,3}(\.\d{3})+(,\d*)?$")
 
 
 @dataclass(frozen=True)
@@ -83,8 +88,12 @@ def to_number(text: str, comma: bool) -> float | None:
     if s in MISSING:
         return None
     if comma:
+        if "." in s and not _GROUPED_COMMA.match(s):
+            raise ValueError(text)
         s = s.replace(".", "").replace(",", ".")
     else:
+        if "," in s and not _GROUPED_DOT.match(s):
+            raise ValueError(text)
         s = s.replace(",", "")
     if not _PLAIN_NUMBER.match(s):
         raise ValueError(text)
