@@ -312,3 +312,15 @@ def test_the_set_names_the_device_the_file_names():
     assert parse_measurements(FIX / "kineto_flops.json").chip == "NVIDIA A100-SXM4-80GB"
     assert parse_measurements(FIX / "plain.csv").chip == "h100-sxm"
     assert parse_measurements(FIX / "ncu_metrics.csv").chip is None
+
+
+def test_kineto_inductor_augmented_kernel_args():
+    # torch._inductor.analysis.profile_analysis writes kernel_flop / kernel_num_gb per kernel
+    text = ('{"deviceProperties": [{"id": 0, "name": "NVIDIA H100"}], "traceEvents": [\n'
+            '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 9,'
+            ' "args": {"External id": 7, "Input type": ["c10::Half", "c10::Half"]}},\n'
+            '{"ph": "X", "cat": "kernel", "name": "sm90_gemm", "ts": 2, "dur": 25,'
+            ' "args": {"External id": 7, "kernel_flop": 8589934592, "kernel_num_gb": 0.025165824}}]}')
+    [k] = parse_text(text, "augmented.json").kernels
+    assert (k.flops, k.hbm_bytes, k.seconds) == (8589934592, approx(25_165_824), approx(25e-6))
+    assert (k.dtype, k.op, k.chip) == ("fp16", "aten::mm", "NVIDIA H100")

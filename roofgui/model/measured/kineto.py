@@ -6,7 +6,9 @@ the CPU op that launched it through ``args["External id"]``, the same id as the 
 its ``args["flops"]`` (matrix multiplies and convolutions).  An op that launched several
 kernels gives its FLOPs to the longest of them (the main GEMM beside its epilogue or
 split-K reduction); the others' FLOPs stay unknown.  A trace records no HBM bytes:
-they are unknown unless a kernel's args give ``bytes``.
+they are unknown unless a kernel's args give them.  A trace augmented by PyTorch's
+``torch._inductor.analysis.profile_analysis`` carries ``kernel_flop`` and ``kernel_num_gb``
+(its estimates from the op's shapes) in each kernel's args: they are used when there.
 
 Launches are grouped by kernel name, op and input shapes (one kernel serves many shapes).
 The dtype comes from the op's ``args["Input type"]``, the chip from ``deviceProperties``
@@ -23,8 +25,8 @@ from typing import Any
 
 from roofgui.model.measured.record import KINETO, Kernel, Launch, MeasurementError, group_launches
 
-TYPES = {"float": "fp32", "c10::BFloat16": "bf16", "BFloat16": "bf16", "c10::Half": "fp16",
-         "Half": "fp16", "c10::Float8_e4m3fn": "fp8_e4m3", "c10::Float8_e5m2": "fp8_e5m2",
+TYPES = {"float": "fp32", "float32": "fp32", "c10::BFloat16": "bf16", "BFloat16": "bf16",
+         "bfloat16": "bf16", "c10::Half": "fp16", "Half": "fp16", "float16": "fp16", "c10::Float8_e4m3fn": "fp8_e4m3", "c10::Float8_e5m2": "fp8_e5m2",
          "signed char": "int8"}
 _EVENTS_KEY = re.compile(r'"traceEvents"\s*:\s*\[')
 
@@ -131,15 +133,17 @@ def _launches(kernels: list[tuple[int, dict]], ops: dict, where: _Where) -> list
         ext = external_id(args)
         op = ops.get(ext)
         op_args = (op.get("args") or {}) if op else {}
-        flops = None
-        if op is not None and longest[ext][1] == i:
+        flops = _number(args.get("kernel_flop"), i, "kernel_flop", where)
+        if not flops and op is not None and longest[ext][1] == i:
             flops = _number(op_args.get("flops"), i, "the op's flops", where)
+        gb = _number(args.get("kernel_num_gb"), i, "kernel_num_gb", where)
+        hbm = gb * 1e9 if gb else _number(args.get("bytes"), i, "bytes", where)
         shape = op_args.get("Input Dims")
         name = str(ev.get("name", ""))
         shape_text = None if shape is None else json.dumps(shape, separators=(",", ":"))
         op_name = None if op is None else str(op.get("name", ""))
         out.append(Launch(key=(name, op_name, shape_text), name=name, seconds=durations[i],
-                          flops=flops, hbm_bytes=_number(args.get("bytes"), i, "bytes", where),
+                          flops=flops, hbm_bytes=hbm,
                           dtype=_dtype(op_args.get("Input type")), op=op_name,
                           shape=shape_text))
     return out
