@@ -324,3 +324,12 @@ def test_kineto_inductor_augmented_kernel_args():
     [k] = parse_text(text, "augmented.json").kernels
     assert (k.flops, k.hbm_bytes, k.seconds) == (8589934592, approx(25_165_824), approx(25e-6))
     assert (k.dtype, k.op, k.chip) == ("fp16", "aten::mm", "NVIDIA H100")
+
+
+def test_ncu_default_sections_duration_label():
+    # plain `ncu --csv` (default set): SpeedOfLight labels the time "Duration"
+    text = ('"ID","Process ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"\n'
+            '"0","9","k","GPU Speed Of Light Throughput","DRAM Throughput","%","41.20"\n'
+            '"0","9","k","GPU Speed Of Light Throughput","Duration","usecond","7.42"\n')
+    [k] = parse_text(text, "default.csv").kernels
+    assert (k.seconds, k.flops, k.hbm_bytes) == (approx(7.42e-6), None, None)

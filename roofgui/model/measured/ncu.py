@@ -2,7 +2,8 @@
 
 What is read, per launch (``sm__`` metrics, or their ``smsp__`` twins):
 
-* time: ``gpu__time_duration.sum``; without it, ``sm__cycles_elapsed.avg`` over
+* time: ``gpu__time_duration.sum`` (labelled ``Duration`` in the SpeedOfLight section that
+  a plain ``ncu --csv`` prints); without it, ``sm__cycles_elapsed.avg`` over
   ``sm__cycles_elapsed.avg.per_second`` (cycles over clock rate);
 * HBM/DRAM bytes: ``dram__bytes.sum``, else ``dram__bytes_read.sum`` + ``dram__bytes_write.sum``;
 * FLOPs: the SASS thread-instruction counts
@@ -30,6 +31,8 @@ from roofgui.model.measured.table import (Row, cell_number, decimal_comma, heade
                                           require_columns, unit_factor)
 
 TIME = "gpu__time_duration.sum"
+#: The same time as the SpeedOfLight section labels it (``ncu --csv`` with its default set)
+DURATION_LABEL = "Duration"
 DRAM = "dram__bytes.sum"
 DRAM_READ, DRAM_WRITE = "dram__bytes_read.sum", "dram__bytes_write.sum"
 L2, L1 = "lts__t_bytes.sum", "l1tex__t_bytes.sum"
@@ -168,9 +171,10 @@ def _rate_factor(unit: str) -> float | None:
 
 
 def _seconds(launch: RawLaunch, comma: bool, path: str) -> tuple[float, Cell]:
-    t = _value(launch, TIME, "time", comma, path)
-    if t is not None:
-        return t, launch.cells[TIME]
+    for metric in (TIME, DURATION_LABEL):
+        t = _value(launch, metric, "time", comma, path)
+        if t is not None:
+            return t, launch.cells[metric]
     for p in ("sm__", "smsp__"):
         cycles = _value(launch, f"{p}cycles_elapsed.avg", "count", comma, path)
         rate = _value(launch, f"{p}cycles_elapsed.avg.per_second", "rate", comma, path)
