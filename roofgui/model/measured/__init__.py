@@ -67,8 +67,7 @@ def parse_text(text: str, name: str) -> MeasuredSet:
         raise MeasurementError(name, 1, 1, "empty file")
     if text.lstrip().startswith(("{", "[")):
         if not kineto.looks_like_kineto(text):
-            data = kineto.load(text, name)  # invalid JSON: the error names where
-            del data
+            kineto.load(text, name)  # invalid JSON: the error names where
             raise MeasurementError(name, 1, 1, "unknown format: JSON without traceEvents "
                                                "(expected a PyTorch profiler trace)")
         kernels, chip = kineto.parse(text, name)

@@ -45,7 +45,8 @@ class Row:
 def csv_rows(text: str) -> list[Row]:
     """Every non-blank line that is not a profiler directive, split as CSV."""
     rows = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):  # lines as an editor counts them
+        raw = raw.rstrip("\r")
         if not raw.strip() or DIRECTIVE.match(raw):
             continue
         cells = next(csv.reader([raw]))
