@@ -333,3 +333,10 @@ def test_ncu_default_sections_duration_label():
             '"0","9","k","GPU Speed Of Light Throughput","Duration","usecond","7.42"\n')
     [k] = parse_text(text, "default.csv").kernels
     assert (k.seconds, k.flops, k.hbm_bytes) == (approx(7.42e-6), None, None)
+
+
+def test_windows_line_ends_and_byte_order_mark(tmp_path):
+    e = error_of(tmp_path, "\ufeffname,seconds,flops,bytes\r\nk,1,1,1\r\nk,x,1,1\r\n")
+    assert (e.line, e.column) == (3, 2)
+    [k] = parse_text("\ufeffname,seconds,flops,bytes\r\nk,2,1,1\r\n", "w.csv").kernels
+    assert (k.name, k.seconds) == ("k", 2.0)

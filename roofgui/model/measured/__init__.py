@@ -63,6 +63,7 @@ def parse_measurements(path: str | Path) -> MeasuredSet:
 
 def parse_text(text: str, name: str) -> MeasuredSet:
     """Read the text of a measurement file; ``name`` is the file named in errors."""
+    text = text.removeprefix("\ufeff")
     if not text.strip():
         raise MeasurementError(name, 1, 1, "empty file")
     if text.lstrip().startswith(("{", "[")):
