@@ -340,3 +340,15 @@ def test_windows_line_ends_and_byte_order_mark(tmp_path):
     assert (e.line, e.column) == (3, 2)
     [k] = parse_text("\ufeffname,seconds,flops,bytes\r\nk,2,1,1\r\n", "w.csv").kernels
     assert (k.name, k.seconds) == ("k", 2.0)
+
+
+def test_a_folder_or_fifo_is_refused_at_once(tmp_path):
+    with pytest.raises(MeasurementError) as info:
+        parse_measurements(tmp_path)
+    assert (info.value.line, info.value.column) == (1, 1) and "cannot read" in str(info.value)
+    import os
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "pipe.csv"
+        os.mkfifo(fifo)
+        with pytest.raises(MeasurementError, match="not a regular file"):
+            parse_measurements(fifo)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from roofgui.model.paths import read_regular_file
 from roofgui.model.measured import kineto, ncu, plain, rocprof, xprof
 from roofgui.model.measured.record import (FORMATS, KINETO, NCU, PLAIN, ROCPROF,
                                            ROCPROF_ROOFLINE, XPROF, Kernel, MeasuredSet,
@@ -30,7 +31,7 @@ __all__ = ["FORMATS", "Kernel", "MeasuredSet", "MeasurementError", "achieved_ban
 
 #: Files larger than this are refused before reading (a profile of a few thousand kernels
 #: is a few megabytes; a full-set ncu raw page a few hundred kilobytes a kernel).
-MAX_FILE_BYTES = 512 * 1024 * 1024
+MAX_FILE_BYTES = 256 * 1024 * 1024
 #: Lines of tool output an ncu CSV may follow (the program's own stdout comes first).
 MAX_PREAMBLE_LINES = 200
 
@@ -45,13 +46,10 @@ def parse_measurements(path: str | Path) -> MeasuredSet:
     """
     where = str(path)
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise MeasurementError(where, 1, 1, f"file is too large ({size} bytes; "
-                                                f"limit {MAX_FILE_BYTES})")
-        raw = Path(path).read_bytes()
+        raw = read_regular_file(path, MAX_FILE_BYTES)  # a FIFO or a device is refused at once
     except OSError as e:
-        raise MeasurementError(where, 1, 1, f"cannot read: {e.strerror or e}") from None
+        problem = e.strerror or str(e).removeprefix(f"{where}: ")
+        raise MeasurementError(where, 1, 1, f"cannot read: {problem}") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
