@@ -135,7 +135,6 @@ _BYTES = {"byte": 1.0, "b": 1.0, "bytes": 1.0,
           "kib": 1024.0, "mib": 1024.0 ** 2, "gib": 1024.0 ** 3, "tib": 1024.0 ** 4}
 _COUNT_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 _COUNT_BASES = ("inst", "op", "ops", "flop", "thread", "cycle", "")
-KINDS = ("time", "bytes", "count")
 
 
 def unit_factor(unit: str, kind: str) -> float | None:
