@@ -1,17 +1,13 @@
 """More of the sweep edit's shortcuts against the general paths they stand in for, bit
-for bit (see also tests/test_model_shortcuts.py): the critical marker's y in Python
-floats, the batch's y ranges, sweep lines built in one update, remembered dtypes and
-curves handed out again.
+for bit (see also tests/test_model_shortcuts.py): remembered dtypes and curves handed
+out again.
 """
 
 import copy
-import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from test_model_shortcuts import _Curve, _bits, _line_fields, _result, _scenario
+from test_model_shortcuts import _bits, _line_fields, _scenario
 
 from roofgui.model import ops
 from roofgui.model import scenario as scn
@@ -24,129 +20,6 @@ from roofgui.model.roofline import Result
 @pytest.fixture(scope="module")
 def cat():
     return Catalog.load(False)
-
-
-# -- the critical marker's y in Python floats ----------------------------------------
-
-def _old_crit_y(r, x, lx, ok, mode, lc):
-    """The marker's y as the array path works it out (what sweepgeom did before the plain
-    path, kept as its general path)."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return sg._crit_y_arrays(r, x, lx, ok, mode, lc)
-
-
-_odd = [0.0, -0.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, 1e-308, 1e308]
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(2, 60), seed=st.integers(0, 2 ** 32 - 1),
-       mode=st.sampled_from(["flops", "time"]),
-       odd=st.lists(st.tuples(st.sampled_from(["tm", "fl"]), st.sampled_from(_odd)),
-                    max_size=3),
-       scalar=st.sampled_from([None, "tm", "fl"]))
-def test_the_plain_marker_y_is_the_array_paths(n, seed, mode, odd, scalar):
-    rng = np.random.default_rng(seed)
-    x = np.geomspace(1.0, 10.0 ** rng.uniform(0.001, 8), n)
-    lx = np.log10(x)
-    tm = np.exp(rng.uniform(-40, 5, n))
-    fl = np.exp(rng.uniform(0, 60, n))
-    for which, v in odd:  # zeros, infinities, NaNs, subnormals where they fall
-        (tm if which == "tm" else fl)[rng.integers(0, n)] = v
-    if scalar == "tm":  # (a field that does not vary along the sweep: 0-d)
-        tm = np.array(tm[0])
-    elif scalar == "fl":
-        fl = np.array(fl[0])
-    r = _result(np.ones(n), tm, fl)
-    points = [float(lx[0]), float(lx[-1]), float(lx[n // 2]), float(lx[0]) - 0.5,
-              float(lx[-1]) + 0.5, math.nextafter(float(lx[-1]), -math.inf),
-              math.nextafter(float(lx[0]), math.inf), math.nan, math.inf, -math.inf]
-    points += rng.uniform(lx[0], lx[-1], 8).tolist()
-    for lc in points:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            want = _old_crit_y(r, x, lx, None, mode, lc)
-            plain = sg._crit_y_plain(r, x, lx, lc, mode)
-            got = sg._crit_y_of(r, x, lx, None, mode)(lc)
-        assert _bits(got) == _bits(want), (lc, got, want)
-        assert plain is None or _bits(plain) == _bits(want)
-
-
-def test_the_plain_marker_y_answers_for_the_busy_sweeps_markers(cat):
-    """Not only the general path's results, but the plain path itself on real curves
-    (so that a plain path that always turned away would fail here)."""
-    sc = _scenario(2000)
-    curves, _ = scn.sweep_scenario(sc, cat)
-    answered = 0
-    for mode in ("flops", "time"):
-        logs = sg._SweepLogs()
-        for c, (lx, _, fy) in zip(curves, logs.curves(curves, mode)):
-            if c.critical is None:
-                continue
-            lc = math.log10(c.critical)
-            plain = sg._crit_y_plain(c.result, c.x, lx, lc, mode)
-            assert plain is not None
-            assert _bits(plain) == _bits(_old_crit_y(c.result, c.x, lx, None, mode, lc))
-            assert _bits(fy(lc)) == _bits(plain)
-            answered += 1
-    assert answered >= 16
-
-
-def test_numpy_interp_between_two_points_is_the_plain_formula_here():
-    # the plain path relies on it (and checks it once per process: _interp_is_plain)
-    assert sg._interp_is_plain()
-    rng = np.random.default_rng(7)
-    for _ in range(2000):
-        x0, x1 = np.sort(rng.uniform(-5, 9, 2)).tolist()
-        y0, y1 = rng.uniform(-300, 300, 2).tolist()
-        lc = float(rng.uniform(x0, x1))
-        if x0 < lc < x1:
-            slope = (y1 - y0) / (x1 - x0)
-            want = float(np.interp(lc, [x0, x1], [y0, y1]))
-            assert _bits(slope * (lc - x0) + y0) == _bits(want)
-
-
-def test_a_numpy_that_fuses_the_interpolation_turns_the_plain_path_away(monkeypatch):
-    from fractions import Fraction
-
-    def fused(at, xp, fp):  # one rounding of slope * (x - x0) + y0, as an FMA gives
-        (x0, x1), (y0, y1) = xp, fp
-        slope = (y1 - y0) / (x1 - x0)
-        return np.array([float(Fraction(slope) * Fraction(v - x0) + Fraction(y0))
-                         for v in np.atleast_1d(at).tolist()])
-
-    monkeypatch.setattr(sg, "_PLAIN_INTERP", None)
-    monkeypatch.setattr(sg.np, "interp", fused)
-    assert not sg._interp_is_plain()
-    monkeypatch.undo()
-    assert sg._interp_is_plain()
-
-
-# -- y ranges of a batch -------------------------------------------------------------
-# (a batch's own curves: tests/test_model_shortcuts.py, each curve in one batch)
-
-def test_a_y_range_the_batch_did_not_see_is_measured_on_the_spot():
-    logs = sg._SweepLogs()
-    seen = np.log10(np.geomspace(1.0, 1e9, 50))
-    cs = [_Curve(np.geomspace(1.0, 1e5, 50), _result(10 ** seen, 10 ** seen, 10 ** seen))]
-    ly = logs.curves(cs, "flops")[0][1]
-    assert logs.y_range(ly) == (float(ly.min()), float(ly.max()))
-    other = ly.copy()  # (the same numbers, another array)
-    other[3] = 99.0
-    assert logs.y_range(other) == (float(other.min()), 99.0)
-
-
-# -- sweep lines built in one update -------------------------------------------------
-
-def test_sweep_line_builds_what_init_builds():
-    assert not hasattr(sg.SweepLine, "__post_init__") and "__slots__" not in vars(sg.SweepLine)
-    a = np.arange(3.0)
-    vals = (1, "p", "chip", "full", "op", "Chip", 3, "dash", a, a + 1, 2.5, 0.4, 12.0,
-            "B* = 3", "legend", "tip", False, a + 2, a + 3)
-    got, want = sg._sweep_line(vals), sg.SweepLine(*vals)
-    assert type(got) is sg.SweepLine and vars(got).keys() == vars(want).keys()
-    assert all(vars(got)[f] is vars(want)[f] for f in sg._LINE_FIELDS)
-    assert got.key == want.key == (1, "p", "chip")
-    with pytest.raises(AttributeError):
-        got.crit_x = None  # still frozen
 
 
 # -- remembered dtypes ---------------------------------------------------------------
@@ -203,44 +76,14 @@ def test_curves_handed_out_again_are_the_curves_built_anew(cat, monkeypatch):
 def test_an_edit_through_the_shortcuts_draws_the_geometry_of_a_fresh_start(cat):
     """An edit sequence with every cache warm gives the lines of one with none."""
     sc = _scenario(400)
-    memo = sg.SweepMemo()
     for d in (5000.0, 6000.0, 5000.0, 7001.0):
         sc.ops[0].dims["D"] = d
         curves, _ = scn.sweep_scenario(sc, cat)
-        got = sg.sweep_geometry(sc, curves, {}, memo=memo)
-        want = sg.sweep_geometry(sc, curves, {})
+        got = sg.sweep_geometry(sc, curves, {})
+        fresh, _ = scn.sweep_scenario(sc, cat, values=np.asarray(curves[0].x).copy())
+        want = sg.sweep_geometry(sc, fresh, {})
         assert [_line_fields(a) for a in got.lines] == [_line_fields(b) for b in want.lines]
         assert got.fit == want.fit
-
-
-def test_the_windows_copied_scenario_gets_its_unchanged_ops_curves_and_lines_back(cat):
-    """The window copies its scenario at every edit (``document.copy_scenario``): the ops an
-    edit leaves alone are equal OpSpecs, not the same ones.  Their curves and lines are
-    handed back all the same, and the geometry is that of a fresh start."""
-    from roofgui.gui.document import copy_scenario
-
-    sc = _scenario(400)
-    memo = sg.SweepMemo()
-    curves, _ = scn.sweep_scenario(sc, cat)
-    first = sg.sweep_geometry(sc, curves, {}, memo=memo)
-    for d in (5000.0, 6000.0, 7001.0):
-        sc = copy_scenario(sc)
-        sc.ops[0].dims["D"] = d
-        again, _ = scn.sweep_scenario(sc, cat)
-        assert [a is b for a, b in zip(curves, again)] == [c.op_index != 0 for c in again]
-        got = sg.sweep_geometry(sc, again, {}, memo=memo)
-        assert [a is b for a, b in zip(first.lines, got.lines)] == \
-            [ln.op_index != 0 for ln in got.lines]
-        want = sg.sweep_geometry(sc, again, {})
-        assert [_line_fields(a) for a in got.lines] == [_line_fields(b) for b in want.lines]
-        assert got.fit == want.fit
-        curves, first = again, got
-    # a renamed op (equal but for its name) gets new curves' labels
-    sc = copy_scenario(sc)
-    sc.ops[1].name = "renamed"
-    again, _ = scn.sweep_scenario(sc, cat)
-    got = sg.sweep_geometry(sc, again, {}, memo=memo)
-    assert {ln.op_label for ln in got.lines if ln.op_index == 1} == {"renamed"}
 
 
 @pytest.mark.parametrize("chips, points", [(8, 10_000), (3, 30_001), (2, 20_001), (5, 7_000)])

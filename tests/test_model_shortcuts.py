@@ -1,8 +1,8 @@
 """The sweep edit's shortcuts give what the general paths give, bit for bit.
 
 Each shortcut of the model's sweep (plain-float crossings, remembered chip figures,
-frozen dataclasses filled in one update, the batched log10 of a sweep's curves, a
-sweep line reused from the memo) is checked here against the path it stands in for.
+frozen dataclasses filled in one update) is checked here against the path it stands in
+for.
 """
 
 import copy
@@ -11,18 +11,17 @@ import math
 import numpy as np
 import pytest
 from test_sweep_reuse import busy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofgui.model import roofline as rl
-from roofgui.presentation import sweepgeom as sg
 from roofgui.model.catalog import Catalog
 from roofgui.model.dtypes import get_dtype
 from roofgui.model.ops import OP_KINDS, Shard, Work, op_work
 from roofgui.model.roofline import (ChipFigures, Result, Settings, chip_figures,
                                     critical_values_many)
 from roofgui.model.scenario import (_CURVE_FIELDS, _RESULT_FIELDS, OpSpec,
-                                    SweepCurve, _frozen, sweep_scenario)
+                                    SweepCurve, _frozen)
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +199,7 @@ def test_frozen_builds_what_init_builds(cat):
     assert c.label == d.label
 
 
-# -- the sweep geometry's batched curves and reused lines ----------------------------
+# -- helpers (shared with tests/test_model_fastpaths.py) ------------------------------
 
 def _scenario(points=300):
     """test_sweep_reuse's busy scenario, with a fourth chip."""
@@ -218,67 +217,3 @@ def _line_fields(ln):
     return out
 
 
-class _Curve:
-    def __init__(self, x, result, critical=None):
-        self.x, self.result, self.critical = x, result, critical
-
-
-def _result(val, tm, fl):
-    z = np.zeros_like(val)
-    fields = dict.fromkeys(Result.__dataclass_fields__, z)
-    fields.update(attainable_flops=val, t_lower=val, t_math=tm, flops=fl)
-    return Result(**fields)
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(2, 300), rows=st.integers(1, 6), seed=st.integers(0, 2 ** 32 - 1),
-       bad=st.lists(st.sampled_from([0.0, -1.0, math.nan, math.inf, 5e-324]), max_size=3),
-       mode=st.sampled_from(["flops", "time"]))
-def test_curves_in_one_batch_are_each_curve_on_its_own(n, rows, seed, bad, mode):
-    rng = np.random.default_rng(seed)
-    x = np.geomspace(1.0, 1e5, n)
-    block = np.exp(rng.uniform(0, 60, (rows, n)))
-    for k, v in enumerate(bad):  # some rows with points that cannot be plotted
-        block[k % rows, rng.integers(0, n)] = v
-    tm = np.exp(rng.uniform(-20, 0, (rows, n)))
-    fl = np.exp(rng.uniform(10, 40, n))
-    cs = [_Curve(x, _result(block[r], tm[r], fl)) for r in range(rows)]
-    logs = sg._SweepLogs()
-    got = logs.curves(cs, mode)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        want = [logs._one(c, logs._of_x(x), np.asarray(block[r]), mode) for r, c in enumerate(cs)]
-    for (lx, ly, fy), (wx, wy, wfy) in zip(got, want):
-        assert lx.tobytes() == wx.tobytes() and ly.tobytes() == wy.tobytes()
-        if ly.size:  # (y ranges found for the whole batch: each curve's own min and max)
-            assert [_bits(v) for v in logs.y_range(ly)] == [_bits(ly.min()), _bits(ly.max())]
-        if lx.size >= 2:
-            for lc in (float(lx[0]), float(lx[-1]), float(lx[lx.size // 2]) + 1e-3,
-                       float(rng.uniform(lx[0], lx[-1]))):
-                assert _bits(fy(lc)) == _bits(wfy(lc))
-
-
-@pytest.mark.parametrize("y", ["flops", "time"])
-def test_reused_lines_are_the_lines_of_a_fresh_geometry(cat, y):
-    sc = _scenario()
-    sc.sweep.y = y
-    memo = sg.SweepMemo()
-    edits = [
-        lambda s: None,
-        lambda s: s.ops[0].dims.update(D=5000.0),
-        lambda s: setattr(s.ops[1], "name", "renamed"),  # same numbers, other labels
-        lambda s: s.chips.reverse(),  # same numbers, other colours
-        lambda s: s.ops.reverse(),  # other op indices and dashes
-        lambda s: setattr(s, "chips", s.chips[:1]),  # one chip: colours by op
-        lambda s: setattr(s, "chips", ["tpu-v5e", "h100-sxm", "mi300x", "b200"]),
-        lambda s: s.ops.append(copy.deepcopy(s.ops[0])),  # identical curves: labels once
-        lambda s: s.ops[0].dims.update(D=5001.0),
-    ]
-    colours = {}
-    for edit in edits:
-        edit(sc)
-        curves, _ = sweep_scenario(sc, cat)
-        got = sg.sweep_geometry(sc, curves, colours, n_colours=6, memo=memo)
-        want = sg.sweep_geometry(sc, curves, colours, n_colours=6)
-        assert [_line_fields(a) for a in got.lines] == [_line_fields(b) for b in want.lines]
-        assert got.fit == want.fit and got.colours == want.colours
-        colours = dict(got.colours)
