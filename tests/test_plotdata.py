@@ -483,7 +483,7 @@ def test_a_drawn_sweep_curve_keeps_each_critical_knee_exactly(cat, points, y):
 
 def test_a_drawn_sweep_curve_stays_on_the_models_curve(cat):
     # a smooth rise (weights plus activations over the bandwidth) and a flat roof: the
-    # drawing, about 40 samples a decade, strays from the model's 20,000 points by far
+    # drawing, about 20 samples a decade, strays from the model's 20,000 points by far
     # less than a pixel
     sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
                   ops=[OpSpec("mm", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})],
@@ -491,9 +491,9 @@ def test_a_drawn_sweep_curve_stays_on_the_models_curve(cat):
     curves, errors = sweep_scenario(sc, cat)
     assert not errors
     for ln in sg.sweep_geometry(sc, curves).lines:
-        assert ln.x.size == 20_000 and ln.draw_x.size <= 40 * 4.82 + 3
+        assert ln.x.size == 20_000 and ln.draw_x.size <= pd.DRAWN_PER_DECADE * 4.82 + 3
         _drawn_points_are_the_models(ln)
-        assert np.max(np.abs(np.interp(ln.x, ln.draw_x, ln.draw_y) - ln.y)) <= 1e-4
+        assert np.max(np.abs(np.interp(ln.x, ln.draw_x, ln.draw_y) - ln.y)) <= 2e-4
 
 
 def test_a_sharded_op_bends_where_hbm_gives_way_to_the_link(cat):

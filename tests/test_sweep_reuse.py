@@ -111,3 +111,37 @@ def test_two_identical_ops_share_one_sweep_and_both_are_drawn(cat):
     first, twin = g.lines[0], g.lines[9]
     assert first.crit_label == twin.crit_label and not twin.crit_label_shown
     np.testing.assert_array_equal(first.draw_y, twin.draw_y)
+
+
+def _line_fields(ln):
+    return [v.tobytes() if isinstance(v, np.ndarray) else v
+            for v in (getattr(ln, f) for f in ln.__dataclass_fields__)]
+
+
+@pytest.mark.parametrize("y", ["flops", "time"])
+def test_the_memo_hands_back_only_lines_a_fresh_geometry_would_draw(cat, y):
+    sc = busy(300)
+    sc.sweep.y = y
+    memo = sg.SweepMemo()
+    edits = [
+        lambda s: None,
+        lambda s: s.ops[0].dims.update(D=5000.0),
+        lambda s: setattr(s.ops[1], "name", "renamed"),  # same numbers, other labels
+        lambda s: s.chips.reverse(),  # same numbers, other colours
+        lambda s: s.ops.reverse(),  # other op indices and dashes
+        lambda s: setattr(s, "chips", s.chips[:1]),  # one chip: colours by op
+        lambda s: s.ops.append(copy.deepcopy(s.ops[0])),  # identical curves: labels once
+        lambda s: setattr(s.sweep, "dim", "F"),
+    ]
+    colours = {}
+    for edit in edits:
+        edit(sc)
+        curves, _ = sweep_scenario(sc, cat)
+        got = sg.sweep_geometry(sc, curves, colours, n_colours=6, memo=memo)
+        want = sg.sweep_geometry(sc, curves, colours, n_colours=6)
+        assert [_line_fields(a) for a in got.lines] == [_line_fields(b) for b in want.lines]
+        assert got.fit == want.fit and got.colours == want.colours
+        colours = dict(got.colours)
+    # the same curves again (the ops an edit leaves alone): the very lines of last time
+    again = sg.sweep_geometry(sc, curves, colours, n_colours=6, memo=memo)
+    assert all(a is b for a, b in zip(got.lines, again.lines) if a.crit_label_shown)

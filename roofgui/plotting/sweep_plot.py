@@ -58,6 +58,8 @@ class SweepPlot(_LogPlot):
         #: which as items of their own cost ~1 ms of Qt's and pyqtgraph's work a keystroke
         self.label_layer = self._label_layer(20)
         self._colours: dict[str, int] = {}
+        #: each curve's log10 points and drawing, reused for the curves an edit leaves alone
+        self._memo = sg.SweepMemo()
         #: per op: the scene samples of its curves for legend placement, and their key
         self._op_samples: dict[tuple, tuple] = {}
         #: per line key, the line its items were last set from (see update_from)
@@ -115,7 +117,8 @@ class SweepPlot(_LogPlot):
         """
         prev = dict(self._colours)
         prev.update({k: v for k, v in (colours or {}).items() if not k.startswith("op:")})
-        g = sg.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette))
+        g = sg.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette),
+                             memo=self._memo)
         self._colours = {k: v for k, v in g.colours.items() if not k.startswith("op:")} \
             or self._colours
         old = self.geometry

@@ -2,10 +2,10 @@
 the points drawn of each curve and the fit range, computed without Qt from the model's sweep.
 
 A curve keeps every point of the model's sweep in ``x``/``y`` (the CSV export writes them
-all); what the plot draws (``draw_x``/``draw_y``) is at most
-:data:`~roofgui.presentation.polylines.DRAWN_POINTS` of them plus the curve's knees,
-exactly: where the op's bound changes (the critical value, where compute meets the
-slowest transfer, and a change from HBM to link between the two).
+all); what the plot draws (``draw_x``/``draw_y``) is about
+:data:`~roofgui.presentation.polylines.DRAWN_PER_DECADE` of them a decade plus the
+curve's knees, exactly: where the op's bound changes (the critical value, where compute
+meets the slowest transfer, and a change from HBM to link between the two).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class SweepLine:
     #: False when an earlier line already labels the same critical value at the same x
     #: (two ops with identical curves): the plot draws that label once
     crit_label_shown: bool = True
-    #: the points drawn: at most DRAWN_POINTS of ``x``, ``y`` and the knees, exactly
+    #: the points drawn: about DRAWN_PER_DECADE of ``x``, ``y`` a decade, and the knees
     draw_x: np.ndarray | None = None
     draw_y: np.ndarray | None = None
 
@@ -78,14 +78,29 @@ def critical_label(dim: str, value: float) -> str:
     return f"{dim}* = {v}"
 
 
+class SweepMemo:
+    """The lines of the last :func:`sweep_geometry` call, for the next one (keep one per plot).
+
+    The model hands an op an edit leaves alone its very Result again
+    (:func:`~roofgui.model.scenario.sweep_scenario`): its lines come back as the very same
+    SweepLine objects, neither worked out again nor redrawn by a plot that skips the lines
+    it already shows.  Holds the last call's lines alone.
+    """
+
+    def __init__(self) -> None:
+        #: line's inputs -> (Result, x, SweepLine); the Result and x keep their ids theirs
+        self.lines: dict[tuple, tuple] = {}
+
+
 def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None = None,
-                   n_colours: int = 8) -> SweepGeometry:
+                   n_colours: int = 8, memo: SweepMemo | None = None) -> SweepGeometry:
     """Curves (log10), critical markers and the fit range for the sweep plot.
 
     ``scenario.sweep.y`` chooses attainable FLOP/s (``"flops"``) or time per op
     (``"time"``, T_lower).  The critical marker sits on the compute side of the
     knee: at the critical value, T_math equals the largest comms time, so the
-    curve's value there is FLOPs/T_math (= the peak) or T_math itself.
+    curve's value there is FLOPs/T_math (= the peak) or T_math itself.  ``memo``: the
+    plot's :class:`SweepMemo`, whose unchanged lines are handed back.
     """
     dim = scenario.sweep.dim
     # "time" (and an LLM step's "latency") plot T_lower; anything else attainable FLOP/s
@@ -93,12 +108,23 @@ def sweep_geometry(scenario, curves, previous_colours: Mapping[str, int] | None 
     looks, colours = line_looks(curves, previous_colours, n_colours)
     by_op = len({c.chip.id for c in curves}) <= 1
     axes: dict[int, tuple] = {}  # id(x) -> (x, its SweptAxis): the curves of a sweep share x
+    last, kept = (memo.lines if memo is not None else {}), {}
     lines = []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for c, (colour, dash) in zip(curves, looks):
-            if id(c.x) not in axes:
-                axes[id(c.x)] = (c.x, SweptAxis.of(c.x))
-            lines.append(_sweep_line(c, axes[id(c.x)][1], mode, dim, colour, dash, by_op))
+            key = (id(c.result), id(c.x), c.critical, c.op_index, c.phase, c.op.name,
+                   c.chip.id, c.chip.label(), colour, dash, by_op, mode, dim)
+            hit = last.get(key)
+            if hit is not None and hit[0] is c.result and hit[1] is c.x:
+                line = hit[2]
+            else:
+                if id(c.x) not in axes:
+                    axes[id(c.x)] = (c.x, SweptAxis.of(c.x))
+                line = _sweep_line(c, axes[id(c.x)][1], mode, dim, colour, dash, by_op)
+            kept[key] = (c.result, c.x, line)
+            lines.append(line)
+    if memo is not None:
+        memo.lines = kept
     y_title = ("Attainable performance (FLOP/s)" if mode == "flops"
                else "Time per op, T_lower (s)")
     return SweepGeometry(tuple(dedupe_critical_labels(lines)), _fit(lines, mode),

@@ -32,7 +32,7 @@ def data_of(item):
     return np.asarray(x), np.asarray(y)
 
 
-def assert_draws(item, x, y, tol=1e-4):
+def assert_draws(item, x, y, tol=2e-4):
     """A sweep curve draws the model's polyline: its points are some of the model's
     points, ends included, and its knees; every model point lies within ``tol`` of it."""
     dx, dy = data_of(item)
