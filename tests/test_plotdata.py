@@ -180,6 +180,22 @@ def test_fit_contains_points_and_ridges(cat):
             assert x0 < r.x < x1 and y0 < r.y < y1
 
 
+def test_an_edit_that_moves_points_keeps_the_chips_geometry(cat):
+    # the plot skips re-laying roofs and ridge labels when the chips' part is the same object
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("mm", "matmul", {"B": 256, "D": 4096, "F": 4096})])
+    g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    sc.ops[0].dims["B"] = 300
+    moved = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    assert moved.points != g.points
+    assert moved.chips is g.chips and moved.regions is g.regions
+    # and what comes back is what the chips give: another peak, other roofs
+    sc.ops[0].dtypes = {"x": "int8", "w": "int8", "out": "int8", "compute": "int8"}
+    other = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    assert other.chips is not g.chips
+    assert [r.key for r in other.chips[0].roofs] != [r.key for r in g.chips[0].roofs]
+
+
 def test_chip_without_ops_still_gets_its_roofs(cat):
     sc = Scenario(chips=["tpu-v5e"], ops=[])
     g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))

@@ -160,10 +160,23 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
     points = [p for p in points if p is not None]
     fit = fit_view(points, roofs)
     xa, xb = fit[0] - span, fit[1] + span
-    chips = [chip_geometry(cid, cr, colours[cid], xa, xb) for cid, cr in roofs.items()]
-    regions = region_intervals(r.intensity for c in chips for r in c.ridges)
-    return RooflineGeometry(tuple(dedupe_ridge_labels(chips)), tuple(points),
-                            tuple(op_labels(points)), tuple(regions), fit, colours)
+    key = (xa, xb, tuple((cid, cr.label, colours[cid], tuple(cr.peaks.items()), cr.hbm,
+                          tuple(cr.links.items())) for cid, cr in roofs.items()))
+    hit = _CHIPS.get(key)
+    if hit is None:
+        if len(_CHIPS) >= 16:
+            _CHIPS.clear()
+        chips = [chip_geometry(cid, cr, colours[cid], xa, xb) for cid, cr in roofs.items()]
+        regions = region_intervals(r.intensity for c in chips for r in c.ridges)
+        hit = _CHIPS[key] = (tuple(dedupe_ridge_labels(chips)), tuple(regions))
+    return RooflineGeometry(hit[0], tuple(points), tuple(op_labels(points)), hit[1], fit,
+                            colours)
+
+
+#: The chips' part of recent geometries (roofs, ridges, regions) by what it is made of:
+#: an edit that only moves points (most edits) gets the very same objects back, and
+#: the plot skips re-laying its roofs and ridge labels by identity.
+_CHIPS: dict[tuple, tuple[tuple[ChipGeometry, ...], tuple[Region, ...]]] = {}
 
 
 def chip_roofs(scenario, evaluation) -> dict[str, ChipRoofs]:
