@@ -94,52 +94,63 @@ def build_caption(scenario: Scenario, evaluation: Evaluation) -> Caption:
             ref_text.append(short)
         return f"[{ref_text.index(short) + 1}]"
 
-    chip_parts = []
-    for chip in evaluation.chips:
-        entries = [e for e in evaluation.entries if e.chip_id == chip.id]
-        figs: list[str] = []
-        seen: set[str] = set()
-        for e in entries:
-            f = e.analysis.figures
-            pk = f.peak_info
-            table = chip.matrix if pk.unit == "matrix" else chip.vector
-            k = f"peak:{pk.unit}:{pk.key}"
-            if k not in seen and pk.key in table:
-                seen.add(k)
-                unit = "" if pk.unit == "matrix" else " vector"
-                figs.append(f"{format_si(f.peak, 'FLOP/s')} {pk.key}{unit} {cite(chip, table[pk.key].source)}")
-            if "hbm" not in seen:
-                seen.add("hbm")
-                figs.append(f"HBM {format_si(f.hbm_bandwidth, 'B/s')} {cite(chip, chip.hbm_bandwidth.source)}")
-            link = f.link_name or e.analysis.work.link  # "scale-up" resolved per chip
-            if link and f.link_bandwidth and f"link:{link}" not in seen and link in chip.links:
-                seen.add(f"link:{link}")
-                figs.append(f"{link} {format_si(f.link_bandwidth, 'B/s')} "
-                            f"{cite(chip, chip.links[link].bandwidth.source)}")
-        if not entries:  # no op runs here: the headline figures are what is drawn
-            try:
-                p = chip.peak("bf16")
-                table = chip.matrix
-                figs.append(f"{format_si(p.value, 'FLOP/s')} {p.key} {cite(chip, table[p.key].source)}")
-            except Exception:  # noqa: BLE001 - a chip without bf16 still gets its HBM
-                pass
-            figs.append(f"HBM {format_si(chip.hbm_bandwidth.value, 'B/s')} "
-                        f"{cite(chip, chip.hbm_bandwidth.source)}")
-        chip_parts.append(f"{chip.label()}: {', '.join(figs)}")
+    chip_parts = [f"{chip.label()}: {', '.join(chip_figures(chip, evaluation, cite))}"
+                  for chip in evaluation.chips]
     chips = ""
     if chip_parts:
         chips = "Chips — " + "; ".join(chip_parts)
-        wi = scenario.what_if
-        extras = []
-        if (wi.peak, wi.hbm, wi.link) != (1.0, 1.0, 1.0):
-            extras.append("what-if " + ", ".join(
-                f"{n} ×{v:g}" for n, v in (("peak", wi.peak), ("HBM", wi.hbm), ("link", wi.link))
-                if v != 1.0))
-        if scenario.derate:
-            extras.append("peaks derated to each chip's achievable fraction")
+        extras = what_if_notes(scenario)
         if extras:
             chips += " (" + "; ".join(extras) + ")"
     sources = ""
     if ref_text:
         sources = "Sources: " + "  ".join(f"[{i}] {t}" for i, t in enumerate(ref_text, 1))
     return Caption(ops, chips, sources)
+
+
+def chip_figures(chip, evaluation: Evaluation, cite) -> list[str]:
+    """The figures of ``chip`` its ops were plotted with (peaks, HBM, links), each with
+    its source's number from ``cite(chip, source key)``; with no op on it, its headline
+    bf16 peak and HBM bandwidth."""
+    entries = [e for e in evaluation.entries if e.chip_id == chip.id]
+    figs: list[str] = []
+    seen: set[str] = set()
+    for e in entries:
+        f = e.analysis.figures
+        pk = f.peak_info
+        table = chip.matrix if pk.unit == "matrix" else chip.vector
+        k = f"peak:{pk.unit}:{pk.key}"
+        if k not in seen and pk.key in table:
+            seen.add(k)
+            unit = "" if pk.unit == "matrix" else " vector"
+            figs.append(f"{format_si(f.peak, 'FLOP/s')} {pk.key}{unit} {cite(chip, table[pk.key].source)}")
+        if "hbm" not in seen:
+            seen.add("hbm")
+            figs.append(f"HBM {format_si(f.hbm_bandwidth, 'B/s')} {cite(chip, chip.hbm_bandwidth.source)}")
+        link = f.link_name or e.analysis.work.link  # "scale-up" resolved per chip
+        if link and f.link_bandwidth and f"link:{link}" not in seen and link in chip.links:
+            seen.add(f"link:{link}")
+            figs.append(f"{link} {format_si(f.link_bandwidth, 'B/s')} "
+                        f"{cite(chip, chip.links[link].bandwidth.source)}")
+    if not entries:  # no op runs here: the headline figures are what is drawn
+        try:
+            p = chip.peak("bf16")
+            figs.append(f"{format_si(p.value, 'FLOP/s')} {p.key} {cite(chip, chip.matrix[p.key].source)}")
+        except Exception:  # noqa: BLE001 - a chip without bf16 still gets its HBM
+            pass
+        figs.append(f"HBM {format_si(chip.hbm_bandwidth.value, 'B/s')} "
+                    f"{cite(chip, chip.hbm_bandwidth.source)}")
+    return figs
+
+
+def what_if_notes(scenario: Scenario) -> list[str]:
+    """What-if multipliers and derating in force, as short notes."""
+    wi = scenario.what_if
+    extras = []
+    if (wi.peak, wi.hbm, wi.link) != (1.0, 1.0, 1.0):
+        extras.append("what-if " + ", ".join(
+            f"{n} ×{v:g}" for n, v in (("peak", wi.peak), ("HBM", wi.hbm), ("link", wi.link))
+            if v != 1.0))
+    if scenario.derate:
+        extras.append("peaks derated to each chip's achievable fraction")
+    return extras

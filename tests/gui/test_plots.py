@@ -32,14 +32,15 @@ def data_of(item):
     return np.asarray(x), np.asarray(y)
 
 
-def assert_draws(item, x, y, tol=pd.DRAW_TOLERANCE):
+def assert_draws(item, x, y, tol=2e-4):
     """A sweep curve draws the model's polyline: its points are some of the model's
-    points, ends included, and every model point lies within ``tol`` of the drawn line."""
+    points, ends included, and its knees; every model point lies within ``tol`` of it."""
     dx, dy = data_of(item)
     assert dx.size >= 2 and dx[0] == x[0] and dx[-1] == x[-1]
-    at = np.searchsorted(x, dx)
-    assert np.array_equal(x[at], dx) and np.array_equal(y[at], dy)
-    assert np.max(np.abs(np.interp(x, dx, dy) - y)) <= 2 * tol
+    at = np.minimum(np.searchsorted(x, dx), x.size - 1)
+    model = x[at] == dx
+    assert np.array_equal(y[at[model]], dy[model]) and np.count_nonzero(~model) <= 2
+    assert np.max(np.abs(np.interp(x, dx, dy) - y)) <= tol
 
 
 def scatter_xy(item):

@@ -1,0 +1,85 @@
+"""Log-axis ticks, their labels and readout values, and padded log ranges (log10 units)."""
+
+from __future__ import annotations
+
+import math
+
+from roofgui.model.units import format_si, format_time
+
+
+def log_ticks(lo: float, hi: float, max_major: int = 9) -> tuple[list[float], list[float]]:
+    """Major and minor tick positions (log10) for a log axis spanning [lo, hi] (log10).
+
+    Majors are whole decades (every 2nd/3rd... decade when the span is wide);
+    minors are 2..9 × each decade while the span is small enough to show them.
+    When less than one decade is visible, 2 and 5 become majors so the axis
+    always has labels.
+    """
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [], []
+    span = hi - lo
+    step = max(1, int(math.ceil(span / max_major)))
+    first = int(math.floor(lo))
+    last = int(math.ceil(hi))
+    majors = [float(d) for d in range(first, last + 1) if d % step == 0 and lo <= d <= hi]
+    minors: list[float] = []
+    if step == 1 and span <= 8:
+        mults = (2, 3, 4, 5, 6, 7, 8, 9)
+        for d in range(first - 1, last + 1):
+            for m in mults:
+                v = d + math.log10(m)
+                if lo <= v <= hi:
+                    minors.append(v)
+    elif step > 1:
+        minors = [float(d) for d in range(first, last + 1) if d % step != 0 and lo <= d <= hi]
+    if len(majors) < 2:
+        extra = [v for v in minors if round(10 ** (v - math.floor(v + 1e-9))) in (2, 5)]
+        majors = sorted(set(majors) | set(extra))
+        minors = [v for v in minors if v not in majors]
+    return majors, minors
+
+
+def tick_label(v_log: float, kind: str = "si") -> str:
+    """Label for a tick at log10 value ``v_log``.
+
+    ``kind``: ``"si"`` → ``100 T``, ``1 P``; ``"plain"`` → ``0.1``, ``10``, ``1k``, ``10M``;
+    ``"time"`` → ``100 µs``, ``1 ms``, ``10 s``.
+    """
+    v = 10.0 ** v_log
+    # snap to 3 significant digits so 10**2.9999999 prints as 1k
+    v = float(f"{v:.3g}")
+    if kind == "time":
+        return format_time(v, 3)
+    if kind == "plain":
+        if v < 1000:
+            return f"{v:g}"
+        return format_si(v, "", 3).replace(" ", "")
+    return format_si(v, "", 3)
+
+
+def tick_label_exact(v_log: float, kind: str = "si") -> str:
+    """A readout value at log10 ``v_log`` with 3 significant digits.
+
+    ``"si"`` gives ``"197 T"`` (append a unit directly: ``197 TFLOP/s``),
+    ``"plain"`` gives ``"241"`` / ``"4.38k"``, ``"time"`` gives ``"174 µs"``.
+    """
+    v = 10.0 ** v_log
+    if kind == "time":
+        return format_time(v, 3)
+    if kind == "plain":
+        return f"{v:.3g}" if v < 1000 else format_si(v, "", 3).replace(" ", "")
+    t = format_si(v, "", 3)
+    return t if " " in t else t + " "
+
+
+def nice_range(lo: float, hi: float, pad: float = 0.15, step: float = 0.5,
+               min_span: float = 1.0) -> tuple[float, float]:
+    """Pad a log10 interval and snap its ends outwards to multiples of ``step`` decades."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0.0, 1.0
+    if hi - lo < min_span:
+        mid = (lo + hi) / 2
+        lo, hi = mid - min_span / 2, mid + min_span / 2
+    lo = math.floor((lo - pad) / step) * step
+    hi = math.ceil((hi + pad) / step) * step
+    return lo, hi
