@@ -3,6 +3,7 @@
 tests/conftest.py points ROOFGUI_HOME at a fresh directory for every test.
 """
 
+import json
 import os
 import re
 from pathlib import Path
@@ -15,6 +16,8 @@ from roofgui.model.chip_file import chip_to_toml, load_chip_file, parse_chip_tom
 from roofgui.model.chips import MAX_FILE_BYTES, Figure, make_chip
 from roofgui.model.errors import ModelError, SpecError
 from roofgui.model.paths import user_chip_dir
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 N_SHIPPED = len(list(SPECS.glob("*.toml")))
@@ -357,3 +360,65 @@ def test_what_if_scaling_keeps_the_catalog_untouched():
     assert "what-if" in fast.matrix["bf16"].note
     assert isinstance(fast.matrix["bf16"], Figure)
     assert chip.scaled() is chip
+
+
+# -- files that are not what they seem (issue #28) --------------------------------------
+
+def _chip_text(cid: str) -> str:
+    return chip_to_toml(make_chip(cid, "Mine", peak=8e14, hbm_bandwidth=3e12))
+
+
+def test_a_chip_id_with_a_look_alike_letter_is_refused(tmp_path):
+    d = tmp_path / "chips"
+    d.mkdir()
+    cid = "h100-s\u0445m"  # Cyrillic ha, looks exactly like x
+    (d / f"{cid}.toml").write_text(_chip_text(cid), encoding="utf-8")
+    cat = Catalog.load(user_dir=d)
+    assert cid not in cat.chips
+    assert any("ASCII" in str(e) for e in cat.errors)
+
+
+def test_a_byte_order_mark_is_no_error(tmp_path):
+    d = tmp_path / "chips"
+    d.mkdir()
+    (d / "mine.toml").write_bytes(b"\xef\xbb\xbf" + _chip_text("mine").encode())
+    cat = Catalog.load(user_dir=d)
+    assert "mine" in cat.chips, [str(e) for e in cat.errors]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_in_the_chips_folder_is_skipped_with_one_error_naming_it(tmp_path):
+    d = tmp_path / "chips"
+    d.mkdir()
+    os.mkfifo(d / "pipe.toml")
+    (d / "mine.toml").write_text(_chip_text("mine"), encoding="utf-8")
+    cat = Catalog.load(user_dir=d)  # returns at once: the FIFO is never waited on
+    assert "mine" in cat.chips
+    (err,) = cat.errors
+    assert "pipe.toml" in str(err) and "not a regular file" in str(err)
+
+
+def test_a_chips_folder_that_cannot_be_read_is_reported(tmp_path):
+    not_a_folder = tmp_path / "chips"
+    not_a_folder.write_text("oops")
+    cat = Catalog.load(user_dir=not_a_folder)
+    assert len(cat) > 0  # the shipped chips are all there
+    (err,) = cat.errors
+    assert "cannot read the chips folder" in str(err) and str(not_a_folder) in str(err)
+
+
+def test_a_chip_path_in_a_scenario_is_relative_to_the_scenario(tmp_path, monkeypatch):
+    from roofgui.model.evaluate import evaluate_scenario
+    from roofgui.model.scenario import Scenario, load_scenario, save_scenario
+
+    proj = tmp_path / "project"
+    proj.mkdir()
+    (proj / "mine.toml").write_text(_chip_text("mine"), encoding="utf-8")
+    sc = Scenario.from_dict(json.loads((ROOT / "resources/examples/01-bf16-matmul-tpu-v5e.json").read_text()))
+    sc.chips = ["mine.toml"]
+    save_scenario(sc, proj / "s.json")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    ev = evaluate_scenario(load_scenario(proj / "s.json"), Catalog.load(user_dir=False))
+    assert not ev.errors and ev.entries and ev.entries[0].analysis.chip.id == "mine"

@@ -6,6 +6,8 @@ as a :class:`SpecError` in :attr:`Catalog.errors`.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -73,9 +75,16 @@ class Catalog:
         return cat
 
     def load_dir(self, d: Path) -> None:
-        if not d.is_dir():
+        """Add the chip files of a folder; each bad entry is one error naming it, never a stop."""
+        try:
+            with os.scandir(d) as it:
+                names = sorted(e.name for e in it if e.name.endswith(".toml"))
+        except FileNotFoundError:
             return
-        for p in sorted(d.glob("*.toml")):
+        except OSError as e:  # unreadable or not a folder: say so rather than drop the chips silently
+            self.errors.append(SpecError(str(d), None, f"cannot read the chips folder: {e.strerror or e}"))
+            return
+        for p in (d / n for n in names):
             try:
                 chip = load_chip_file(p, builtin=False)
             except SpecError as e:
@@ -90,13 +99,16 @@ class Catalog:
                 continue
             self.chips[chip.id] = chip
 
-    def get(self, ref: str) -> Chip:
-        """A chip by id (case-insensitive) or by path to a TOML file."""
+    def get(self, ref: str, base: Path | None = None) -> Chip:
+        """A chip by id (case-insensitive) or by path to a TOML file (relative to ``base``,
+        the folder of the scenario that names it, when given)."""
         key = ref.strip()
         if key.lower() in self.chips:
             return self.chips[key.lower()]
         if key.endswith(".toml") or "/" in key or "\\" in key:
             p = Path(key)
+            if base is not None and not p.is_absolute():
+                p = Path(base) / p
             if p.is_file():
                 return load_chip_file(p, builtin=False)
             raise ModelError(f"no chip file at {key}", "chip")

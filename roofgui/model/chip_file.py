@@ -16,8 +16,11 @@ from roofgui.model.chips import (FORMAT_VERSION, KINDS, LINK_NAMES, MAX_FILE_BYT
                                  MIN_FRACTION, Chip, Figure, Link)
 from roofgui.model.dtypes import PEAK_KEYS
 from roofgui.model.errors import SpecError
+from roofgui.model.paths import UnreadableFile, read_regular_file
 
 _FIGURE_KEYS = {"value", "source", "sparsity_halved", "note", "alternatives"}
+#: The letters of a chip id: ASCII only, so no id can look like another.
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _TOP_KEYS = {"format", "id", "name", "vendor", "kind", "summary", "sources", "matrix",
              "vector", "memory", "links", "achievable"}
 
@@ -28,13 +31,9 @@ def load_chip_file(path: str | Path, *, builtin: bool = False) -> Chip:
     p = Path(path)
     where = str(p)
     try:
-        size = p.stat().st_size
-    except OSError as e:
-        raise SpecError(where, None, f"cannot read: {e.strerror or e}") from None
-    if size > MAX_FILE_BYTES:
-        raise SpecError(where, None, f"file is too large ({size} bytes; limit {MAX_FILE_BYTES})")
-    try:
-        raw = p.read_bytes()
+        raw = read_regular_file(p, MAX_FILE_BYTES)
+    except UnreadableFile as e:
+        raise SpecError(where, None, "cannot read: " + str(e).split(": ", 1)[-1]) from None
     except OSError as e:
         raise SpecError(where, None, f"cannot read: {e.strerror or e}") from None
     return parse_chip_toml(raw, where, builtin=builtin)
@@ -52,11 +51,11 @@ def parse_chip_toml(raw: bytes | str, where: str, *, builtin: bool = False,
 def _parse_toml(raw: bytes | str, where: str) -> dict:
     if isinstance(raw, bytes):
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig")  # an editor's byte-order mark is no error
         except UnicodeDecodeError:
             raise SpecError(where, None, "not a text file (not valid UTF-8)") from None
     else:
-        text = raw
+        text = raw.removeprefix("\ufeff")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -131,8 +130,9 @@ def parse_chip(data: Mapping[str, Any], where: str, *, builtin: bool = False,
         raise SpecError(where, sorted(unknown)[0], f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")
     _check_format(data.get("format"), where)
     cid = _req(data, "id", str, where, "")
-    if not cid or not all(c.islower() or c.isdigit() or c == "-" for c in cid):
-        raise SpecError(where, "id", f"{cid!r} must be lowercase letters, digits and hyphens")
+    if not cid or not all(c in _ID_CHARS for c in cid):
+        raise SpecError(where, "id", f"{cid!r} must be lowercase ASCII letters, digits and hyphens "
+                        f"(a look-alike letter would pass for another chip)")
     if expected_id is not None and cid != expected_id:
         raise SpecError(where, "id", f"{cid!r} does not match the file name {expected_id!r}")
     name = _req(data, "name", str, where, "")

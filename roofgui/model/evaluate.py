@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -69,9 +70,10 @@ class SweepCurve:
 
 def resolve_chips(scenario: Scenario, catalog: Catalog) -> tuple[list[Chip], list[str]]:
     chips, errors = [], []
+    base = Path(scenario.source).parent if scenario.source else None
     for ref in scenario.chips:
         try:
-            chips.append(catalog.get(ref))
+            chips.append(catalog.get(ref, base))
         except ModelError as e:
             errors.append(str(e))
     return chips, errors

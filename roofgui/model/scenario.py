@@ -31,7 +31,7 @@ from roofgui.model.chips import SHARD_LINKS
 from roofgui.model.dtypes import get_dtype
 from roofgui.model.errors import ModelError, ScenarioError
 from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optional_op_kinds
-from roofgui.model.paths import atomic_write
+from roofgui.model.paths import UnreadableFile, atomic_write, read_regular_file
 from roofgui.model.roofline import Settings
 from roofgui.model.units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
 
@@ -85,9 +85,23 @@ class SweepSpec:
     y: str = "flops"  # one of SWEEP_Y: "flops", "time"; for an LLM step "throughput", "latency"
 
 
+#: The largest |log10| a view may reach: zoom stops there, and a saved view past it is reset.
+VIEW_LIMIT = 40.0
+
+
 @dataclass
 class ViewSpec:
     roofline: list[float] | None = None  # [x0, x1, y0, y1] in log10 units
+
+
+def view_in_range(r: Any) -> bool:
+    """Whether ``r`` is a view the plots can draw: 4 finite numbers within ±VIEW_LIMIT, ordered."""
+    try:
+        ok = len(r) == 4 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                 and math.isfinite(v) and abs(v) <= VIEW_LIMIT for v in r)
+    except TypeError:
+        return False
+    return ok and r[0] < r[1] and r[2] < r[3]
 
 
 @dataclass
@@ -100,6 +114,10 @@ class Scenario:
     sweep: SweepSpec = field(default_factory=SweepSpec)
     view: ViewSpec = field(default_factory=ViewSpec)
     selected: int = 0
+    #: What reading the file set right (a view out of range, ...): shown once, never saved.
+    notices: list[str] = field(default_factory=list, compare=False, repr=False)
+    #: The file it was read from (chip paths in it are relative to its folder); never saved.
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def settings(self) -> Settings:
         return Settings(self.what_if.peak, self.what_if.hbm, self.what_if.link, self.derate)
@@ -107,10 +125,19 @@ class Scenario:
     # -- JSON ---------------------------------------------------------------
     def to_dict(self) -> dict:
         d = asdict(self)
+        d.pop("notices")
+        d.pop("source")
+        if d["view"]["roofline"] is not None and not view_in_range(d["view"]["roofline"]):
+            d["view"]["roofline"] = None
         return {"format": FORMAT, "version": VERSION, **d}
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (pasted, or from a file): JSON escapes it
+            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=True) + "\n"
+        return text
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "scenario") -> "Scenario":
@@ -127,26 +154,26 @@ class Scenario:
         return _parse(data, where)
 
     def copy(self) -> "Scenario":
-        return Scenario.from_dict(self.to_dict())
+        c = Scenario.from_dict(self.to_dict())
+        c.source = self.source
+        return c
 
 
 def load_scenario(path: str | Path) -> Scenario:
     p = Path(path)
     try:
-        size = p.stat().st_size
-    except OSError as e:
-        raise ScenarioError(str(p), None, f"cannot read: {e.strerror or e}") from None
-    if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError(str(p), None, f"file is too large ({size} bytes; limit {MAX_SCENARIO_BYTES})")
-    try:
-        raw = p.read_bytes()
+        raw = read_regular_file(p, MAX_SCENARIO_BYTES)
+    except UnreadableFile as e:
+        raise ScenarioError(str(p), None, "cannot read: " + str(e).split(": ", 1)[-1]) from None
     except OSError as e:
         raise ScenarioError(str(p), None, f"cannot read: {e.strerror or e}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(str(p), None, "not a text file (not valid UTF-8)") from None
-    return Scenario.from_json(text, str(p))
+    sc = Scenario.from_json(text, str(p))
+    sc.source = str(p.resolve())
+    return sc
 
 
 def save_scenario(scenario: Scenario, path: str | Path) -> None:
@@ -216,7 +243,7 @@ def _parse(data: Any, where: str) -> Scenario:
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
     sc.sweep = _parse_sweep(_expect(data.get("sweep", {}), dict, where, "sweep", "an object"), where)
-    sc.view = _parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where)
+    sc.view = _parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
     sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")
     sc.selected = min(max(sel, 0), max(len(sc.ops) - 1, 0))
     return sc
@@ -256,17 +283,16 @@ def _parse_sweep(sw: dict, where: str) -> SweepSpec:
     return spec
 
 
-def _parse_view(view: dict, where: str) -> ViewSpec:
+def _parse_view(view: dict, where: str, notices: list[str]) -> ViewSpec:
+    """The saved zoom; one the plots cannot draw is reset to fit, with a notice (never refused)."""
     _keys(view, {"roofline"}, where, "view.")
     r = view.get("roofline")
     if r is None:
         return ViewSpec()
-    r = _expect(r, list, where, "view.roofline", "a list of 4 numbers or null")
-    if len(r) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                              and abs(v) < 60 and math.isfinite(v) for v in r):
-        _fail(where, "view.roofline", "must be 4 finite numbers [x0, x1, y0, y1] (log10)")
-    if not (r[0] < r[1] and r[2] < r[3]):
-        _fail(where, "view.roofline", "must have x0 < x1 and y0 < y1")
+    if not isinstance(r, list) or not view_in_range(r):
+        notices.append(f"{where}: view.roofline is not a view that can be drawn "
+                       f"(4 numbers within ±{VIEW_LIMIT:g}, log10); the plot is fitted instead")
+        return ViewSpec()
     return ViewSpec([float(v) for v in r])
 
 
