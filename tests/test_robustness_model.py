@@ -197,8 +197,6 @@ SCENARIO_NUMBERS = [
     (("sweep", "start"), [0, -1, math.nan, math.inf, 2e15, "1"]),
     (("sweep", "stop"), [0, math.nan, math.inf, 2e15, None]),
     (("sweep", "points"), [0, 1, 10**9, 2.5, math.nan, "400"]),
-    (("view", "roofline"), [[0, 1, 2, math.nan], [0, 1, 2, math.inf], [1, 0, 2, 3], [0, 1, 2], "x",
-                            [10**400, 1, 2, 3]]),
     (("ops", 1, "params", "x"), [math.nan, math.inf, -math.inf, 10**400, -(10**400)]),
 ]
 
@@ -212,6 +210,14 @@ def test_scenario_numbers_are_refused_naming_the_key(path, values):
             Scenario.from_dict(_with(path, v), "mine.json")
         assert e.value.key == key, (v, str(e.value))
         assert str(e.value).startswith(f"mine.json: {key}: ") and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("view", [[0, 1, 2, math.nan], [0, 1, 2, math.inf], [1, 0, 2, 3], [0, 1, 2], "x",
+                                  [10**400, 1, 2, 3]])
+def test_a_view_that_cannot_be_drawn_is_reset_with_a_notice_not_refused(view):
+    sc = Scenario.from_dict(_with(("view", "roofline"), view), "mine.json")
+    assert sc.view.roofline is None
+    assert [n.split(": ", 1)[0] for n in sc.notices] == ["mine.json"]
 
 
 def test_integers_past_what_a_float_holds_are_named_errors_in_both_file_kinds(tmp_path):

@@ -99,7 +99,7 @@ def view_in_range(r: Any) -> bool:
     try:
         ok = len(r) == 4 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                  and math.isfinite(v) and abs(v) <= VIEW_LIMIT for v in r)
-    except TypeError:
+    except (TypeError, OverflowError):  # not a list; an integer past what a float holds
         return False
     return ok and r[0] < r[1] and r[2] < r[3]
 
