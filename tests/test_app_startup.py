@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from roofgui import app as app_mod
+from roofgui.app import display, qtlibs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,7 +141,7 @@ def test_explicit_platform_without_display_names_it():
     (["-reverse", "e.json"], "e.json"),
 ])
 def test_file_argument_is_not_a_qt_option_value(argv, path):
-    assert app_mod._split_args(argv)[0] == path
+    assert display.split_args(argv)[0] == path
 
 
 # -- missing system libraries ------------------------------------------------------
@@ -164,7 +165,7 @@ def test_file_argument_is_not_a_qt_option_value(argv, path):
     ("not-a-library", None),
 ])
 def test_debian_package_names(soname, package):
-    assert app_mod.debian_package(soname) == package
+    assert qtlibs.debian_package(soname) == package
 
 
 def _path_variants(path: str) -> list[str]:
@@ -192,7 +193,7 @@ def test_debian_package_names_match_what_dpkg_says_ships_each_qt_dependency():
     from PySide6 import QtCore
 
     lib = Path(QtCore.QLibraryInfo.path(QtCore.QLibraryInfo.LibraryPath.LibrariesPath))
-    files = [p for p in (app_mod.qt_plugin_path("platforms", "libqxcb.so"),
+    files = [p for p in (qtlibs.qt_plugin_path("platforms", "libqxcb.so"),
                          lib / "libQt6Gui.so.6", lib / "libQt6Widgets.so.6") if p and p.exists()]
     resolved: dict[str, str] = {}
     for f in files:
@@ -210,7 +211,7 @@ def test_debian_package_names_match_what_dpkg_says_ships_each_qt_dependency():
         owner = next((owners[v] for v in _path_variants(path) if v in owners), None)
         if owner is None:
             continue  # not from a package (e.g. a locally built library)
-        ours = app_mod.debian_package(name)
+        ours = qtlibs.debian_package(name)
         assert ours in (owner, owner.removesuffix("t64")), f"{name}: dpkg says {owner}, we say {ours}"
         checked += 1
     if checked == 0:
@@ -221,48 +222,48 @@ def test_debian_package_names_match_what_dpkg_says_ships_each_qt_dependency():
 @pytest.mark.skipif(shutil.which("ldd") is None, reason="needs ldd")
 def test_ldd_missing_reports_libraries_that_do_not_resolve(tmp_path):
     """A copy of the xcb plugin away from PySide6's lib dir: its Qt libraries do not resolve."""
-    plugin = app_mod.qt_plugin_path("platforms", "libqxcb.so")
+    plugin = qtlibs.qt_plugin_path("platforms", "libqxcb.so")
     if plugin is None:
         pytest.skip("PySide6 has no xcb plugin here")
     copy = tmp_path / "platforms" / "libqxcb.so"
     copy.parent.mkdir()
     shutil.copy2(plugin, copy)
-    missing = app_mod.ldd_missing(copy)
+    missing = qtlibs.ldd_missing(copy)
     assert "libQt6XcbQpa.so.6" in missing and "libQt6Gui.so.6" in missing
-    msg = app_mod.missing_libs_message(missing, gui_only=True)
+    msg = qtlibs.missing_libs_message(missing, gui_only=True)
     assert "reinstall roofgui" in msg and "libQt6XcbQpa.so.6" in msg
     # the installed plugin resolves here (scripts/setup.sh installed what it needs)
-    assert all(m.startswith("libQt6") is False for m in app_mod.ldd_missing(plugin))
+    assert all(m.startswith("libQt6") is False for m in qtlibs.ldd_missing(plugin))
 
 
 def test_xcb_check_runs_no_ldd_when_the_plugin_loads(monkeypatch):
     """At every start on X11: the plugin is loaded in-process (as Qt does next), no ldd child."""
-    plugin = app_mod.qt_plugin_path("platforms", "libqxcb.so")
+    plugin = qtlibs.qt_plugin_path("platforms", "libqxcb.so")
     if plugin is None or not sys.platform.startswith("linux"):
         pytest.skip("PySide6 has no xcb plugin here")
-    if shutil.which("ldd") and app_mod.ldd_missing(plugin):
+    if shutil.which("ldd") and qtlibs.ldd_missing(plugin):
         pytest.skip("the xcb plugin's libraries are not all installed here")
-    assert app_mod.plugin_loads(plugin)
+    assert qtlibs.plugin_loads(plugin)
 
     def no_ldd(path):
         raise AssertionError("ldd was run although the plugin loads")
 
-    monkeypatch.setattr(app_mod, "ldd_missing", no_ldd)
-    assert app_mod.xcb_missing_libs() == []
+    monkeypatch.setattr(qtlibs, "ldd_missing", no_ldd)
+    assert qtlibs.xcb_missing_libs() == []
 
 
 def test_xcb_check_asks_ldd_which_libraries_are_missing_when_the_plugin_does_not_load(monkeypatch,
                                                                                      tmp_path):
     plugin = tmp_path / "libqxcb.so"
     plugin.write_bytes(b"not a shared library")
-    assert not app_mod.plugin_loads(plugin)
-    assert not app_mod.plugin_loads(tmp_path / "missing.so")
-    monkeypatch.setattr(app_mod, "qt_plugin_path", lambda kind, name: plugin)
+    assert not qtlibs.plugin_loads(plugin)
+    assert not qtlibs.plugin_loads(tmp_path / "missing.so")
+    monkeypatch.setattr(qtlibs, "qt_plugin_path", lambda kind, name: plugin)
     asked = []
-    monkeypatch.setattr(app_mod, "ldd_missing", lambda p: asked.append(p) or ["libxcb-cursor.so.0"])
-    assert app_mod.xcb_missing_libs() == ["libxcb-cursor.so.0"] and asked == [plugin]
-    monkeypatch.setattr(app_mod, "qt_plugin_path", lambda kind, name: None)
-    assert app_mod.xcb_missing_libs() == []
+    monkeypatch.setattr(qtlibs, "ldd_missing", lambda p: asked.append(p) or ["libxcb-cursor.so.0"])
+    assert qtlibs.xcb_missing_libs() == ["libxcb-cursor.so.0"] and asked == [plugin]
+    monkeypatch.setattr(qtlibs, "qt_plugin_path", lambda kind, name: None)
+    assert qtlibs.xcb_missing_libs() == []
 
 
 def test_main_names_debian_packages_when_xcb_libraries_are_missing(monkeypatch, capsys):
@@ -287,7 +288,7 @@ def test_qt_import_failure_names_the_debian_package(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    msg = app_mod.import_qt_problem()
+    msg = qtlibs.import_qt_problem()
     assert msg is not None and "sudo apt install libegl1" in msg
     assert "roofgui chips" in msg
 
@@ -303,53 +304,15 @@ def test_qt_not_installed_message(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    msg = app_mod.import_qt_problem()
+    msg = qtlibs.import_qt_problem()
     assert msg is not None and "PySide6" in msg and "reinstall" in msg.lower()
-
-
-def test_pysides_look_at_imported_modules_is_quicker_and_gives_pysides_answers(tmp_path,
-                                                                              monkeypatch):
-    """After the Qt import, PySide6's question of each later module ("does its source
-    name PySide6?") is answered from the module's file, with PySide6's own answers: for
-    every module loaded here, for a file naming PySide6 only in a comment, for one that
-    does not, and for a module whose file has gone (PySide6's own look then)."""
-    assert app_mod.import_qt_problem() is None
-    feature = sys.modules["shibokensupport.feature"]
-    quick = feature._mod_uses_pyside
-    assert quick.roofgui_quick
-    own = quick.pyside_own
-    app_mod._quicker_pyside_source_check()  # (again: still the one wrapper)
-    assert feature._mod_uses_pyside is quick
-    modules = [m for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)]
-    assert sum(isinstance(getattr(m, "__file__", None), str) for m in modules) > 300
-    got = [quick(m) for m in modules]
-    assert got == [own(m) for m in modules]
-    assert any(got) and not all(got)
-    for name, text in (("names_it", "# uses PySide6 somewhere\nx = 1\n"),
-                       ("does_not", "x = 'PySide' + '6'\n")):
-        path = tmp_path / f"{name}.py"
-        path.write_text(text, encoding="utf-8")
-        mod = types.ModuleType(name)
-        mod.__file__ = str(path)
-        assert quick(mod) == own(mod) == (name == "names_it")
-    gone = types.ModuleType("gone")
-    gone.__file__ = str(tmp_path / "gone.py")
-    assert quick(gone) is own(gone) is False
-    nameless = types.ModuleType("nameless")  # (no __file__, as a built-in module)
-    assert quick(nameless) is own(nameless) is False
-    nameless.__file__ = None
-    assert quick(nameless) is own(nameless) is False
-    assert quick(sys) is own(sys) is False
-    # a PySide6 without that function: nothing changed, nothing raised
-    monkeypatch.setitem(sys.modules, "shibokensupport.feature", types.SimpleNamespace())
-    app_mod._quicker_pyside_source_check()
 
 
 def test_startup_guard_diagnoses_what_qt_said(monkeypatch):
     """The messages Qt 6.11 emits before its qFatal, recorded from a real failing start."""
-    monkeypatch.setattr(app_mod, "xcb_missing_libs", lambda: [])
+    monkeypatch.setattr(qtlibs, "xcb_missing_libs", lambda: [])
     fatal = "This application failed to start because no Qt platform plugin could be initialized."
-    g = app_mod._StartupGuard([])
+    g = qtlibs.StartupGuard([])
     g.messages = [(1, "qt.qpa.xcb", "could not connect to display :77"),
                   (1, "qt.qpa.plugin", "From 6.5.0, xcb-cursor0 or libxcb-cursor0 is needed to load the Qt xcb platform plugin."),
                   (4, "qt.qpa.plugin", 'Could not load the Qt platform plugin "xcb" in "" even though it was found.')]
@@ -659,13 +622,7 @@ def test_about_ignores_user_chips(qtbot, tmp_path):
     assert about.shipped_sources(cat) == builtin
 
 
-# -- start-up cost: what the first paint does not need is built or imported later ---------
-#: Modules the window needs only once the user asks for them (export, dialogs, the CLI's
-#: own options); none may be imported by the time the window has painted.
-NOT_AT_START = ("roofgui.export", "roofgui.export.render", "roofgui.gui.export_dialog",
-                "roofgui.gui.about", "roofgui.gui.chip_dialogs", "roofgui.cli.llm", "secrets")
-
-
+# -- the sweep tab ----------------------------------------------------------------------
 @pytest.fixture
 def shipped_catalog():
     from roofgui.model.catalog import Catalog
@@ -683,8 +640,7 @@ def _close(w) -> None:
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-def test_the_sweep_plot_is_built_when_its_tab_is_first_shown_and_shows_the_sweep(
-        qtbot, shipped_catalog):
+def test_the_sweep_tab_shows_the_models_sweep_and_follows_edits(qtbot, shipped_catalog):
     from roofgui.gui.main_window import TAB_SWEEP, MainWindow
     from roofgui.plotting.sweep_plot import SweepPlot
     from roofgui.model.scenario import sweep_scenario
@@ -693,12 +649,10 @@ def test_the_sweep_plot_is_built_when_its_tab_is_first_shown_and_shows_the_sweep
     w.show()
     qtbot.waitExposed(w)
     w.live.flush()
-    assert w._sweep_plot is None and not w.findChildren(SweepPlot)
-    assert w.sweep_stack.count() == 0
     w.tabs.setCurrentIndex(TAB_SWEEP)
     w.live.flush()
-    plot = w._sweep_plot
-    assert isinstance(plot, SweepPlot) and w.sweep_plot is plot  # built once
+    plot = w.sweep_plot
+    assert isinstance(plot, SweepPlot)
     assert w.sweep_stack.currentWidget() is plot and w.current_plot() is plot
     assert plot.isVisible() and plot.accessibleName() == "Sweep plot"
     assert plot.style == w.roofline_plot.style  # the window's (light or dark) style
@@ -715,134 +669,3 @@ def test_the_sweep_plot_is_built_when_its_tab_is_first_shown_and_shows_the_sweep
     after = {k: tuple(map(tuple, c.getData())) for k, c in plot.curves.items()}
     assert after != before
     _close(w)
-
-
-def test_a_new_document_or_a_palette_change_builds_no_sweep_plot(qtbot, shipped_catalog):
-    from roofgui.gui.main_window import TAB_ROOFLINE, TAB_SWEEP, MainWindow
-    from roofgui.presentation.style import SCREEN_DARK
-    from roofgui.model.scenario import default_scenario
-
-    w = MainWindow(catalog=shipped_catalog, restore=False)
-    w.doc.load(default_scenario())
-    w.live.flush()
-    w._apply_palette()
-    w.fit_view()
-    assert w._sweep_plot is None and w._llm_sweep_plot is None
-    # built while the window is dark: built dark
-    w.roofline_plot.set_style(SCREEN_DARK)
-    w.tabs.setCurrentIndex(TAB_SWEEP)
-    w.live.flush()
-    assert w._sweep_plot is not None and w._sweep_plot.style == SCREEN_DARK
-    w.tabs.setCurrentIndex(TAB_ROOFLINE)
-    _close(w)
-
-
-def _first_frame(qtbot, catalog, build_sweep_first: bool, path=None):
-    from PySide6.QtWidgets import QApplication
-
-    from roofgui.gui.main_window import MainWindow
-
-    w = MainWindow(catalog=catalog, open_path=path, restore=False)
-    if build_sweep_first:
-        w.sweep_plot  # as the window did before the sweep plot was deferred
-    w.show()
-    qtbot.waitExposed(w)
-    for _ in range(3):
-        QApplication.processEvents()
-    img = w.grab().toImage()
-    _close(w)
-    return img
-
-
-@pytest.mark.parametrize("busy", [False, True], ids=["first-launch", "four-ops-eight-chips"])
-def test_deferring_the_sweep_plot_leaves_the_first_frame_unchanged(qtbot, shipped_catalog, tmp_path,
-                                                                  busy):
-    path = None
-    if busy:
-        from roofgui.model.scenario import OpSpec, default_scenario, save_scenario
-
-        sc = default_scenario()
-        sc.chips = ["tpu-v5e", "tpu-v5p", "tpu-v6e", "h100-sxm", "h200", "b200", "mi300x", "gaudi3"]
-        sc.chips = [c for c in sc.chips if c in shipped_catalog.chips]
-        sc.ops.append(OpSpec("down", "matmul", {"B": 64, "D": 4096, "F": 4096},
-                             {"x": "bf16", "w": "int8", "out": "bf16", "compute": "bf16"}))
-        path = tmp_path / "busy.json"
-        save_scenario(sc, path)
-    deferred = _first_frame(qtbot, shipped_catalog, False, path)
-    eager = _first_frame(qtbot, shipped_catalog, True, path)
-    assert deferred.size() == eager.size()
-    assert deferred == eager
-
-
-def test_start_up_objects_are_frozen_out_of_the_collectors_sight():
-    """What ``main`` schedules once the window is up: a full collection then visits only
-    what the session made since, not every object start-up left."""
-    import gc
-
-    class Cycle:
-        pass
-
-    import weakref
-
-    keep = [Cycle() for _ in range(1000)]
-    was_enabled = gc.isenabled()
-    gc.disable()  # (no automatic collection between here and the freeze)
-    garbage = Cycle()
-    garbage.me = garbage  # (a cycle: only a collection frees it)
-    gone = weakref.ref(garbage)
-    del garbage
-    try:
-        frozen = app_mod.freeze_startup_objects()
-        assert frozen == gc.get_freeze_count() >= len(keep)
-        assert gone() is None  # the garbage was collected first, not frozen with the rest
-        # a fresh object is the collector's again; the frozen ones are not
-        fresh = Cycle()
-        assert gc.is_tracked(fresh) and any(o is fresh for o in gc.get_objects())
-        assert not any(o is keep[0] for o in gc.get_objects())
-    finally:
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-    assert any(o is keep[0] for o in gc.get_objects())
-
-
-def test_the_window_paints_without_qts_fill_thread_pool(tmp_path, monkeypatch):
-    """Qt's pool of fill threads costs a two-core machine more than it saves on a
-    keystroke's repaint: the app turns it off before its QApplication, unless the user
-    has set the variable."""
-    monkeypatch.delenv("QT_NO_GUI_THREADPOOL", raising=False)
-    app_mod.use_interactive_qt_settings()
-    assert os.environ["QT_NO_GUI_THREADPOOL"] == "1"
-    monkeypatch.setenv("QT_NO_GUI_THREADPOOL", "yes")
-    app_mod.use_interactive_qt_settings()
-    assert os.environ["QT_NO_GUI_THREADPOOL"] == "yes"  # (the user's own stays)
-    # the window as the app starts it, painted: Qt starts no pooled thread
-    code = (
-        "import os, sys\n"
-        "from roofgui import app as a\n"
-        "q = a.create_application([])\n"
-        "from roofgui.gui.main_window import MainWindow\n"
-        "from PySide6 import QtCore\n"
-        "w = MainWindow(restore=False); w.resize(1280, 800); w.show()\n"
-        "for _ in range(3):\n"
-        "    w.roofline_plot.viewport().repaint(); w.repaint(); q.processEvents()\n"
-        "names = [open(f'/proc/self/task/{t}/comm').read().strip()\n"
-        "         for t in os.listdir('/proc/self/task')]\n"
-        "print('POOLED' if any('pooled' in n for n in names) else 'NONE')\n"
-        "os._exit(0)\n")
-    env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
-    env.update(QT_QPA_PLATFORM="offscreen", ROOFGUI_HOME=str(tmp_path / "home"))
-    out = {}
-    for unset in (False, True):
-        e = dict(env)
-        if unset:  # (what Qt does left to itself: the check can tell the two apart)
-            code_run = code.replace("q = a.create_application([])",
-                                    "from PySide6 import QtWidgets\n"
-                                    "q = QtWidgets.QApplication(['x'])")
-        else:
-            code_run = code
-        r = subprocess.run([sys.executable, "-c", code_run], env=e, capture_output=True,
-                           text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[1]))
-        out[unset] = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-500:]
-    assert out[False] == "NONE"
-    assert out[True] == "POOLED", out

@@ -161,9 +161,6 @@ def fresh_values(start: float, n: int, seed: int = 8) -> list[int]:
 def open_window(tmp: Path):
     from PySide6 import QtWidgets
 
-    from roofgui.app import use_interactive_qt_settings
-
-    use_interactive_qt_settings()  # what the app sets before its QApplication (for both windows)
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["roofgui-bench"])
     path = write_busy_scenario(tmp / "busy.json")
     from roofgui.gui.main_window import MainWindow
@@ -193,17 +190,17 @@ def run(edits: int = 200, views=("roofline", "sweep"), spec_dir: str | None = No
     import bench_edit_baseline as base
 
     out: dict = {}
-    from roofgui.app import freeze_startup_objects
-
     frozen = None
     for view in views:
         plot, dim = show_view(w, view)
         probe = PaintProbe(plot.viewport())
         warm_paint(app, [probe], w)
         if frozen is None:
-            # what the app does once its window is up (roofgui.app.main); after the edits,
-            # a full collection's pause is timed with those objects frozen and without
-            frozen = freeze_startup_objects()
+            # (the app no longer freezes its start-up objects; frozen here so that a full
+            # collection's pause is timed with them frozen and without, after the edits)
+            gc.collect()
+            gc.freeze()
+            frozen = gc.get_freeze_count()
         edit = w.form.editor.dim_edit(dim)
         start = float(edit.value() or 256)
         values = fresh_values(start, edits + 5 * max(5, edits // 10))

@@ -65,9 +65,10 @@ def main() -> None:
     plot, dim = be.show_view(w, a.view)
     probe = PaintProbe(plot.viewport())
     warm_paint(app, [probe], w)
-    from roofgui.app import freeze_startup_objects
+    import gc
 
-    freeze_startup_objects()
+    gc.collect()
+    gc.freeze()
     live = w.live
     timed(live, "refresh", "refresh")
     live.timer.timeout.disconnect()  # (connected to the method itself: to the wrapper now)
