@@ -55,9 +55,9 @@ def _phases(sc, catalog, repeats: int) -> dict:
             marks = [(time.perf_counter(), time.process_time())]
             fig = Figure(sc, catalog, ExportOptions(plot, 3840, 2160))
             marks.append((time.perf_counter(), time.process_time()))
-            img = fig._painted_image()
+            img = fig.painted_image()
             marks.append((time.perf_counter(), time.process_time()))
-            encode_png(img, opaque=True)
+            encode_png(img)
             marks.append((time.perf_counter(), time.process_time()))
             fig.close()
             for k, (a, b) in zip(wall, zip(marks, marks[1:])):
