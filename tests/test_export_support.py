@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
+
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
 
 ROOT_DIR = Path(__file__).resolve().parents[1]
@@ -173,3 +175,29 @@ def covered(points, rect, margin: float = 0.0) -> int:
     """How many of ``points`` lie in ``rect`` grown by ``margin``."""
     r = rect.adjusted(-margin, -margin, margin, margin)
     return sum(1 for x, y in points if r.left() <= x <= r.right() and r.top() <= y <= r.bottom())
+
+
+# -- fixtures (imported by the test modules that use them) ---------------------------------
+@pytest.fixture(scope="module")
+def catalog():
+    from roofgui.model.catalog import Catalog
+
+    return Catalog.load()
+
+
+@pytest.fixture
+def figure(qapp, catalog):
+    """``figure(scenario=None, **options)``: a Figure, closed after the test."""
+    from roofgui.export.render import ExportOptions, Figure
+
+    figs = []
+
+    def make(scenario=None, **kw):
+        opts = ExportOptions(**{"width": 1920, "height": 1080, **kw})
+        f = Figure(scenario or two_chip_scenario(), catalog, opts)
+        figs.append(f)
+        return f
+
+    yield make
+    for f in figs:
+        f.close()

@@ -23,7 +23,6 @@ export dialog, the clipboard and ``roofgui export`` give the same picture:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from roofgui.export import vector
 from roofgui.export.layout import lay_out, qcolor
 from roofgui.export.options import ExportOptions, export_style, scale_factor, screen_dpi
