@@ -34,9 +34,6 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtGui import QColor, QPalette
     from PySide6.QtWidgets import QApplication
 
-    from roofgui.app import use_interactive_qt_settings
-
-    use_interactive_qt_settings()  # (as the app)
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Roofline Explorer")
     app.setStyle("Fusion")

@@ -7,10 +7,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from roofgui.app import use_interactive_qt_settings  # noqa: E402
-
-use_interactive_qt_settings()  # the Qt settings the app's window runs with
-
 import pytest  # noqa: E402
 
 

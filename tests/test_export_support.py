@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
+
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
 
 ROOT_DIR = Path(__file__).resolve().parents[1]
@@ -125,17 +127,77 @@ def same_pixels(a, b) -> bool:
     return int(d.max()) <= 32 and np.count_nonzero(d) <= 0.001 * d.size
 
 
-def argb_array(img):
-    """A QImage's pixels as an (h, w, 4) uint8 array of straight (not premultiplied)
-    R, G, B, A, read with QImage.pixel: independent of any PNG code."""
-    import numpy as np
-    from PySide6.QtGui import QImage
+LEGEND_CORNERS = ("top-left", "top-right", "bottom-right", "bottom-left")
 
-    img = img.convertToFormat(QImage.Format.Format_ARGB32)
-    w, h = img.width(), img.height()
-    out = np.empty((h, w, 4), np.uint8)
-    for y in range(h):
-        for x in range(w):
-            v = img.pixel(x, y)
-            out[y, x] = ((v >> 16) & 255, (v >> 8) & 255, v & 255, (v >> 24) & 255)
-    return out
+
+def data_points_scene(viewbox, step_px: float = 4.0) -> list[tuple[float, float]]:
+    """Scene positions of everything data-like in a ViewBox: curve samples (densified
+    to ``step_px``), scatter points and text labels.  Region fills are background."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    pts: list[tuple[float, float]] = []
+    rect = viewbox.sceneBoundingRect()
+    for item in viewbox.childGroup.childItems():
+        if not item.isVisible() or isinstance(item, (pg.FillBetweenItem, pg.LinearRegionItem)):
+            continue
+        if isinstance(item, pg.TextItem):
+            r = item.sceneBoundingRect()
+            pts += [(r.left() + fx * r.width(), r.top() + fy * r.height())
+                    for fx in (0.0, 0.25, 0.5, 0.75, 1.0) for fy in (0.0, 0.5, 1.0)]
+        elif isinstance(item, pg.InfiniteLine):
+            r = item.mapRectToScene(item.boundingRect()).intersected(rect)
+            n = int(max(2, (r.width() + r.height()) / step_px))
+            pts += [(r.left() + r.width() * i / n, r.top() + r.height() * i / n) for i in range(n + 1)]
+        elif isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem, pg.ScatterPlotItem)):
+            x, y = item.getData()
+            if x is None or y is None or len(x) == 0:
+                continue
+            x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+            ok = np.isfinite(x) & np.isfinite(y)
+            tr = item.sceneTransform()
+            sx = tr.m11() * x[ok] + tr.m21() * y[ok] + tr.m31()
+            sy = tr.m12() * x[ok] + tr.m22() * y[ok] + tr.m32()
+            draws_line = isinstance(item, pg.PlotCurveItem) or (
+                isinstance(item, pg.PlotDataItem) and item.opts.get("pen") is not None)
+            if draws_line and sx.size > 1:  # densify each segment
+                seg = np.hypot(np.diff(sx), np.diff(sy))
+                for i in range(sx.size - 1):
+                    t = np.linspace(0.0, 1.0, int(min(max(1, math.ceil(seg[i] / step_px)), 4000)),
+                                    endpoint=False)
+                    pts += list(zip((sx[i] + t * (sx[i + 1] - sx[i])).tolist(),
+                                    (sy[i] + t * (sy[i + 1] - sy[i])).tolist()))
+            pts += list(zip(sx.tolist(), sy.tolist()))
+    return [(a, b) for a, b in pts if rect.left() <= a <= rect.right() and rect.top() <= b <= rect.bottom()]
+
+
+def covered(points, rect, margin: float = 0.0) -> int:
+    """How many of ``points`` lie in ``rect`` grown by ``margin``."""
+    r = rect.adjusted(-margin, -margin, margin, margin)
+    return sum(1 for x, y in points if r.left() <= x <= r.right() and r.top() <= y <= r.bottom())
+
+
+# -- fixtures (imported by the test modules that use them) ---------------------------------
+@pytest.fixture(scope="module")
+def catalog():
+    from roofgui.model.catalog import Catalog
+
+    return Catalog.load()
+
+
+@pytest.fixture
+def figure(qapp, catalog):
+    """``figure(scenario=None, **options)``: a Figure, closed after the test."""
+    from roofgui.export.render import ExportOptions, Figure
+
+    figs = []
+
+    def make(scenario=None, **kw):
+        opts = ExportOptions(**{"width": 1920, "height": 1080, **kw})
+        f = Figure(scenario or two_chip_scenario(), catalog, opts)
+        figs.append(f)
+        return f
+
+    yield make
+    for f in figs:
+        f.close()

@@ -118,10 +118,8 @@ def cmd_show_chip(args, out) -> int:
 
 def _analyze_scenario(args):
     """Build the scenario that ``analyze`` evaluates, from a file or the flags."""
-    from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, load_scenario
-    from roofgui.model.ops import get_kind, DTYPE_ROLES
-    from roofgui.model.units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, parse_quantity
-    from roofgui.model.dtypes import get_dtype
+    from roofgui.model.scenario import Scenario, load_scenario
+    from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN, parse_quantity
 
     if args.scenario:
         sc = load_scenario(args.scenario)
@@ -132,49 +130,7 @@ def _analyze_scenario(args):
             raise CliError("analyze: give --op (or a scenario file)")
         if not args.chip:
             raise CliError("analyze: give at least one --chip (see 'roofgui chips')")
-        kind = get_kind(args.op)
-        builder = OP_BUILDERS.get(kind.name)
-        if builder is not None:
-            op = builder(args, kind)
-        else:
-            dims = {}
-            for name, text in parse_kv(args.dims, "--dims").items():
-                if name not in kind.dim_names():
-                    raise CliError(f"--dims: {kind.name} has no dimension {name!r} "
-                                   f"(it has {', '.join(kind.dim_names())})")
-                spec = next(d for d in kind.dims if d.name == name)
-                dims[name] = parse_quantity(text, f"--dims {name}", integer=False,
-                                            min_value=0.0 if spec.integer else MIN_VALUE)
-                if spec.integer and dims[name] < 1:
-                    raise CliError(f"--dims {name}: must be at least 1 (got {dims[name]:g})")
-            dtypes = {}
-            if args.dtype:
-                d = get_dtype(args.dtype, "--dtype").name
-                dtypes = {r: d for r in DTYPE_ROLES}
-            for role, val in (("x", args.x_dtype), ("w", args.w_dtype), ("out", args.out_dtype),
-                              ("compute", args.compute_dtype)):
-                if val:
-                    dtypes[role] = get_dtype(val, f"--{role}-dtype".replace("--x-", "--x-")).name
-            shard = None
-            if args.shard:
-                kv = parse_kv(args.shard, "--shard")
-                if len(kv) != 1:
-                    raise CliError("--shard: give one AXIS=N, e.g. D=2")
-                (axis, n_text), = kv.items()
-                if axis not in kind.shard_axes:
-                    raise CliError(f"--shard: {kind.name} cannot be sharded along {axis!r} "
-                                   f"(axes: {', '.join(kind.shard_axes) or 'none'})")
-                n = parse_quantity(n_text, "--shard N", integer=True, max_value=1e6)
-                if not args.link:
-                    raise CliError("--shard needs --link (e.g. --link ici or --link nvlink)")
-                from roofgui.model.chips import SHARD_LINKS as LINK_NAMES
-                if args.link not in LINK_NAMES:
-                    raise CliError(f"--link: unknown link {args.link!r} (known: {', '.join(LINK_NAMES)})")
-                shard = ShardSpec(axis, int(n), args.link)
-            elif args.link:
-                raise CliError("--link needs --shard AXIS=N")
-            op = OpSpec(kind.name, kind.name, dims, dtypes, shard)
-        sc = Scenario(ops=[op], chips=list(args.chip))
+        sc = Scenario(ops=[_op_from_flags(args)], chips=list(args.chip))
     if args.what_if:
         for k, v in parse_kv(args.what_if, "--what-if").items():
             if k not in ("peak", "hbm", "link"):
@@ -186,15 +142,82 @@ def _analyze_scenario(args):
     return sc
 
 
+def _op_from_flags(args):
+    """The op of ``--op``, ``--dims``, the dtype flags and ``--shard``/``--link``."""
+    from roofgui.model.ops import get_kind
+    from roofgui.model.scenario import OpSpec
+
+    kind = get_kind(args.op)
+    builder = OP_BUILDERS.get(kind.name)
+    if builder is not None:
+        return builder(args, kind)
+    return OpSpec(kind.name, kind.name, _dims(args, kind), _dtypes(args), _shard(args, kind))
+
+
+def _dims(args, kind) -> dict[str, float]:
+    from roofgui.model.units import MIN_VALUE, parse_quantity
+
+    dims = {}
+    for name, text in parse_kv(args.dims, "--dims").items():
+        if name not in kind.dim_names():
+            raise CliError(f"--dims: {kind.name} has no dimension {name!r} "
+                           f"(it has {', '.join(kind.dim_names())})")
+        spec = next(d for d in kind.dims if d.name == name)
+        dims[name] = parse_quantity(text, f"--dims {name}", integer=False,
+                                    min_value=0.0 if spec.integer else MIN_VALUE)
+        if spec.integer and dims[name] < 1:
+            raise CliError(f"--dims {name}: must be at least 1 (got {dims[name]:g})")
+    return dims
+
+
+def _dtypes(args) -> dict[str, str]:
+    from roofgui.model.dtypes import get_dtype
+    from roofgui.model.ops import DTYPE_ROLES
+
+    dtypes = {}
+    if args.dtype:
+        d = get_dtype(args.dtype, "--dtype").name
+        dtypes = {r: d for r in DTYPE_ROLES}
+    for role, val in (("x", args.x_dtype), ("w", args.w_dtype), ("out", args.out_dtype),
+                      ("compute", args.compute_dtype)):
+        if val:
+            dtypes[role] = get_dtype(val, f"--{role}-dtype").name
+    return dtypes
+
+
+def _shard(args, kind):
+    """The ``ShardSpec`` of ``--shard AXIS=N --link NAME`` (None without ``--shard``)."""
+    from roofgui.model.chips import SHARD_LINKS
+    from roofgui.model.scenario import ShardSpec
+    from roofgui.model.units import parse_quantity
+
+    if not args.shard:
+        if args.link:
+            raise CliError("--link needs --shard AXIS=N")
+        return None
+    kv = parse_kv(args.shard, "--shard")
+    if len(kv) != 1:
+        raise CliError("--shard: give one AXIS=N, e.g. D=2")
+    (axis, n_text), = kv.items()
+    if axis not in kind.shard_axes:
+        raise CliError(f"--shard: {kind.name} cannot be sharded along {axis!r} "
+                       f"(axes: {', '.join(kind.shard_axes) or 'none'})")
+    n = parse_quantity(n_text, "--shard N", integer=True, max_value=1e6)
+    if not args.link:
+        raise CliError("--shard needs --link (e.g. --link ici or --link nvlink)")
+    if args.link not in SHARD_LINKS:
+        raise CliError(f"--link: unknown link {args.link!r} (known: {', '.join(SHARD_LINKS)})")
+    return ShardSpec(axis, int(n), args.link)
+
+
 #: Op kinds whose flags differ from --dims.
 OP_BUILDERS: dict[str, Callable] = {"llm": cli_llm.build_op}
 
 
 def cmd_analyze(args, out) -> int:
     from roofgui.model.catalog import Catalog
-    from roofgui.presentation.report import record, working
     from roofgui.model.evaluate import evaluate_scenario
-    from roofgui.model.units import format_number, format_si, format_time
+    from roofgui.presentation.report import record
 
     sc = _analyze_scenario(args)
     cat = Catalog.load()
@@ -217,50 +240,60 @@ def cmd_analyze(args, out) -> int:
         print(json.dumps(records, indent=2, ensure_ascii=False), file=out)
         return 0
     for e, rec in zip(ev.entries, records):
-        r = e.analysis.result
-        title = f"{e.label} on {e.analysis.chip.label()}"
-        print(title, file=out)
-        print("─" * len(title), file=out)
-        rows = [
-            ("FLOPs", format_si(rec["flops"], "FLOP")),
-            ("HBM bytes", format_si(rec["hbm_bytes"], "B")),
-        ]
-        if rec["net_bytes"]:
-            rows.append((f"Link bytes ({rec['link']})", format_si(rec["net_bytes"], "B")))
-        rows += [
-            ("Intensity", f"{format_number(rec['intensity'])} FLOP/B"),
-            ("Peak", f"{format_si(rec['peak_flops'], 'FLOP/s')} ({rec['peak_dtype']})"),
-            ("HBM bandwidth", format_si(rec["hbm_bandwidth"], "B/s")),
-            ("Critical intensity", f"{format_number(rec['critical_intensity'])} FLOP/B"),
-            ("T_math", format_time(rec["t_math"])),
-            ("T_hbm", format_time(rec["t_hbm"])),
-        ]
-        if rec["link_bandwidth"]:
-            rows.append(("T_net", format_time(rec["t_net"])))
-        rows += [
-            ("T_lower (max)", format_time(rec["t_lower"])),
-            ("T_upper (sum)", format_time(rec["t_upper"])),
-            ("Attainable", format_si(rec["attainable_flops"], "FLOP/s")),
-            ("Utilisation", f"{rec['utilisation']:.1%}"),
-            ("Bound", str(rec["bound"])),
-        ]
-        for k, v in rec["critical"].items():
-            rows.append((f"Critical {k}", "none" if v is None else format_number(v)))
-        more = TABLE_EXTRAS.get(e.op.kind)
-        if more:
-            rows += more(e, rec)
-        for label, text in rows:
-            print(f"  {label:<22} {text}", file=out)
-        for n in rec["notes"]:
-            print(f"  note: {n}", file=out)
-        if args.working:
-            print("  Working:", file=out)
-            for line in working(e.analysis):
-                print(f"    {line}", file=out)
-            for line in (WORKING_EXTRAS[e.op.kind](e) if e.op.kind in WORKING_EXTRAS else ()):
-                print(f"    {line}", file=out)
-        print(file=out)
+        _print_entry(e, rec, args.working, out)
     return 0
+
+
+def _print_entry(e, rec: dict, with_working: bool, out) -> None:
+    """One evaluated op on one chip as a titled table (and its working)."""
+    from roofgui.presentation.report import working
+
+    title = f"{e.label} on {e.analysis.chip.label()}"
+    print(title, file=out)
+    print("─" * len(title), file=out)
+    rows = _table_rows(rec)
+    more = TABLE_EXTRAS.get(e.op.kind)
+    if more:
+        rows += more(e, rec)
+    for label, text in rows:
+        print(f"  {label:<22} {text}", file=out)
+    for n in rec["notes"]:
+        print(f"  note: {n}", file=out)
+    if with_working:
+        print("  Working:", file=out)
+        extra = WORKING_EXTRAS.get(e.op.kind)
+        for line in [*working(e.analysis), *(extra(e) if extra else ())]:
+            print(f"    {line}", file=out)
+    print(file=out)
+
+
+def _table_rows(rec: dict) -> list[tuple[str, str]]:
+    """(label, text) rows of one record, as ``analyze`` prints them."""
+    from roofgui.model.units import format_number, format_si, format_time
+
+    rows = [("FLOPs", format_si(rec["flops"], "FLOP")), ("HBM bytes", format_si(rec["hbm_bytes"], "B"))]
+    if rec["net_bytes"]:
+        rows.append((f"Link bytes ({rec['link']})", format_si(rec["net_bytes"], "B")))
+    rows += [
+        ("Intensity", f"{format_number(rec['intensity'])} FLOP/B"),
+        ("Peak", f"{format_si(rec['peak_flops'], 'FLOP/s')} ({rec['peak_dtype']})"),
+        ("HBM bandwidth", format_si(rec["hbm_bandwidth"], "B/s")),
+        ("Critical intensity", f"{format_number(rec['critical_intensity'])} FLOP/B"),
+        ("T_math", format_time(rec["t_math"])),
+        ("T_hbm", format_time(rec["t_hbm"])),
+    ]
+    if rec["link_bandwidth"]:
+        rows.append(("T_net", format_time(rec["t_net"])))
+    rows += [
+        ("T_lower (max)", format_time(rec["t_lower"])),
+        ("T_upper (sum)", format_time(rec["t_upper"])),
+        ("Attainable", format_si(rec["attainable_flops"], "FLOP/s")),
+        ("Utilisation", f"{rec['utilisation']:.1%}"),
+        ("Bound", str(rec["bound"])),
+    ]
+    rows += [(f"Critical {k}", "none" if v is None else format_number(v))
+             for k, v in rec["critical"].items()]
+    return rows
 
 
 #: Per-op-kind extra JSON fields (the LLM step adds throughput and memory figures).
@@ -271,11 +304,12 @@ WORKING_EXTRAS: dict[str, Callable] = {"llm": cli_llm.working_lines}
 
 
 def cmd_export(args, out) -> int:
+    from roofgui.cli.export import run_export
+
     try:
-        from roofgui.cli.export import run_export
+        return run_export(args, out)
     except ImportError as e:  # pragma: no cover - only when Qt is missing
-        raise CliError(f"export needs Qt (PySide6): {e}")
-    return run_export(args, out)
+        raise CliError(f"export needs Qt (PySide6): {e}") from None
 
 
 COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export}

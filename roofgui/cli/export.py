@@ -12,15 +12,9 @@ import os
 import sys
 from pathlib import Path
 
-from roofgui.model.errors import ModelError
+from roofgui.cli.common import CliError
 
 DEFAULT_ASPECT = 16 / 9
-
-
-def _usage(message: str):
-    from roofgui.cli.common import CliError
-
-    return CliError(message)
 
 
 def resolve_size(width: int | None, height: int | None) -> tuple[int, int]:
@@ -39,91 +33,101 @@ def resolve_size(width: int | None, height: int | None) -> tuple[int, int]:
 def check_output(path: Path) -> None:
     """Refuse early (before any rendering) a path that cannot be written."""
     if path.name in ("", ".", ".."):
-        raise _usage(f"-o {str(path)!r}: give a file name")
+        raise CliError(f"-o {str(path)!r}: give a file name")
     if path.exists() and path.is_dir():
-        raise _usage(f"cannot write {path}: it is a directory")
+        raise CliError(f"cannot write {path}: it is a directory")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
-        raise _usage(f"cannot write {path}: directory {parent} does not exist")
+        raise CliError(f"cannot write {path}: directory {parent} does not exist")
     if not parent.is_dir():
-        raise _usage(f"cannot write {path}: {parent} is not a directory")
+        raise CliError(f"cannot write {path}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise _usage(f"cannot write {path}: directory {parent} is not writable")
+        raise CliError(f"cannot write {path}: directory {parent} is not writable")
     if path.exists() and not os.access(path, os.W_OK):
-        raise _usage(f"cannot write {path}: the file is read-only")
+        raise CliError(f"cannot write {path}: the file is read-only")
 
 
 def run_export(args, out) -> int:
     """The ``export`` sub-command.  Returns the exit status (0)."""
-    from roofgui.model.catalog import Catalog
-    from roofgui.model.scenario import load_scenario
-    from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
-    from roofgui.export.options import MAX_SIDE, MIN_SIDE, ExportError, ExportOptions, check_size, format_for
+    from roofgui.export.options import ExportError, ExportOptions
+
+    path, fmt, width, height = check_args(args)
+    scenario, catalog = load_for_export(args)
+    try:
+        opts = ExportOptions(args.plot, width, height, args.style, args.title, args.caption,
+                             args.transparent).validated()
+    except ExportError as e:
+        raise CliError(str(e)) from None
+    if fmt != "csv":
+        from roofgui.export.qtapp import ensure_app, quiet_qt_messages
+
+        ensure_app(offscreen=True)
+        quiet_qt_messages()
+    from roofgui.export.render import export_file
+
+    try:
+        export_file(path, scenario, catalog, opts.plot, opts.width, opts.height, opts.style,
+                    opts.title, opts.caption, opts.transparent)
+    except OSError as e:
+        raise CliError(f"cannot write {path}: {e.strerror or e}") from None
+    what = f"{opts.width} × {opts.height} {fmt.upper()}" if fmt != "csv" else (
+        "results table CSV" if opts.plot == "roofline" else "sweep CSV")
+    print(f"wrote {path} ({what})", file=out)
+    return 0
+
+
+def check_args(args) -> tuple[Path, str, int, int]:
+    """(output path, format, width, height), or a usage error, before anything is loaded."""
+    from roofgui.export.options import MAX_SIDE, MIN_SIDE, ExportError, check_size, format_for
 
     path = Path(args.output)
     if path.is_dir():
-        raise _usage(f"cannot write {path}: it is a directory (give a file name)")
+        raise CliError(f"cannot write {path}: it is a directory (give a file name)")
     try:
         fmt = format_for(path)
     except ExportError as e:
-        raise _usage(f"-o {e.args[0]}") from None
+        raise CliError(f"-o {e.args[0]}") from None
     picture_only = [name for name, given in (
         ("--width", args.width is not None), ("--height", args.height is not None),
         ("--title", args.title is not None), ("--caption", args.caption),
         ("--transparent", args.transparent)) if given]
     if fmt == "csv" and picture_only:
-        raise _usage(f"{', '.join(picture_only)}: only for pictures (.png, .svg, .pdf), not .csv")
+        raise CliError(f"{', '.join(picture_only)}: only for pictures (.png, .svg, .pdf), not .csv")
     for name, v in (("--width", args.width), ("--height", args.height)):
         if v is not None and not MIN_SIDE <= v <= MAX_SIDE:
-            raise _usage(f"{name}: must be between {MIN_SIDE} and {MAX_SIDE} pixels (got {v})")
+            raise CliError(f"{name}: must be between {MIN_SIDE} and {MAX_SIDE} pixels (got {v})")
     width, height = resolve_size(args.width, args.height)
     if fmt != "csv":
         try:
             check_size(width, height)
         except ExportError as e:
-            raise _usage(str(e)) from None
+            raise CliError(str(e)) from None
     if args.title is not None and not args.title.strip():
-        raise _usage("--title: empty; leave it out for no title")
+        raise CliError("--title: empty; leave it out for no title")
     if args.title is not None and len(args.title) > 300:
-        raise _usage("--title: too long (at most 300 characters)")
+        raise CliError("--title: too long (at most 300 characters)")
     check_output(path)
+    return path, fmt, width, height
+
+
+def load_for_export(args):
+    """(scenario, catalog) of ``args.scenario``; a scenario with nothing to draw is a usage error."""
+    from roofgui.model.catalog import Catalog
+    from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
+    from roofgui.model.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
     if not scenario.chips:
-        raise _usage(f"{args.scenario}: the scenario has no chips to plot")
+        raise CliError(f"{args.scenario}: the scenario has no chips to plot")
     catalog = Catalog.load()
     for ref in scenario.chips:
         catalog.get(ref)  # an unknown chip is a usage error (ModelError, exit 2)
     ev = evaluate_scenario(scenario, catalog)
     if ev.errors and not ev.entries and scenario.ops:
-        raise _usage(ev.errors[0])
+        raise CliError(ev.errors[0])
     for err in ev.errors:
         print(f"warning: {err}", file=sys.stderr)
-    if args.plot == "sweep":
-        curves, _ = sweep_scenario(scenario, catalog)
-        if not curves:
-            raise _usage(f"{args.scenario}: no op has the swept dimension "
-                         f"{scenario.sweep.dim!r}, so there is no sweep to draw")
-
-    opts = ExportOptions(args.plot, width, height, args.style, args.title, args.caption,
-                         args.transparent)
-    try:
-        opts = opts.validated()
-    except ExportError as e:
-        raise _usage(str(e)) from None
-    if fmt != "csv":
-        from roofgui.export.qtapp import ensure_app, quiet_qt_messages
-        ensure_app(offscreen=True)
-        quiet_qt_messages()
-    from roofgui.export.render import export_file
-    try:
-        export_file(path, scenario, catalog, opts.plot, opts.width, opts.height, opts.style,
-                    opts.title, opts.caption, opts.transparent)
-    except OSError as e:
-        raise _usage(f"cannot write {path}: {e.strerror or e}") from None
-    except ModelError:
-        raise
-    what = f"{opts.width} × {opts.height} {fmt.upper()}" if fmt != "csv" else (
-        "results table CSV" if opts.plot == "roofline" else "sweep CSV")
-    print(f"wrote {path} ({what})", file=out)
-    return 0
+    if args.plot == "sweep" and not sweep_scenario(scenario, catalog)[0]:
+        raise CliError(f"{args.scenario}: no op has the swept dimension "
+                     f"{scenario.sweep.dim!r}, so there is no sweep to draw")
+    return scenario, catalog

@@ -77,6 +77,11 @@ def add_args(a: argparse.ArgumentParser) -> None:
     g.add_argument("--list-models", action=_ListModels, help="list the model presets and exit")
 
 
+def _is_custom(model: str) -> bool:
+    """Whether ``model`` names the user-entered model (``custom``, any case or punctuation)."""
+    return "".join(c for c in model.lower() if c.isalnum()) == llm.CUSTOM
+
+
 def _dtype(text: str | None, flag: str) -> str | None:
     return None if not text else get_dtype(text, flag).name
 
@@ -103,7 +108,7 @@ def build_op(args: argparse.Namespace, kind) -> Any:
     model = args.model if args.model is not None else llm.DEFAULT_MODEL
     params: dict[str, Any] = {"model": model}
     if args.arch:
-        if llm.norm_id(model) != llm.CUSTOM:
+        if not _is_custom(model):
             raise CliError("--arch needs --model custom (a preset's figures are fixed)")
         for k, v in parse_kv(args.arch, "--arch").items():
             if k not in llm.ARCH_NAMES:
@@ -117,7 +122,7 @@ def build_op(args: argparse.Namespace, kind) -> Any:
     for k in llm.ARCH_NAMES:
         if k in params:
             params[k] = getattr(cfg, k)
-    if llm.norm_id(model) != llm.CUSTOM:
+    if not _is_custom(model):
         params["model"] = cfg.id
     batch = parse_quantity(args.batch, "--batch", integer=True, max_value=MAX_BATCH) \
         if args.batch is not None else 64.0

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 import re
 
-def _svg_pixel_size(svg: bytes, width: int, height: int) -> bytes:
+
+def svg_pixel_size(svg: bytes, width: int, height: int) -> bytes:
     """Give the root element its size in pixels (Qt writes millimetres, which
     browsers and Qt read at different dpi); the viewBox is already W × H."""
     head, sep, rest = svg.partition(b"viewBox=")
@@ -96,43 +97,24 @@ def _transform_shape(el, a, b, c, d, e, f):
 
     if tag in ("polyline", "polygon"):
         new = pairs(attrs.get("points", ""))
-        if new is None:
-            return None
         attrs["points"] = new
-        return el.tag, attrs
-    if tag == "path":
-        dtext = attrs.get("d", "")
-        if re.search(r"[^MLCQZ\s\d.,eE+-]", dtext):
-            return None  # relative, arc or H/V commands: not what Qt writes
-        parts = []
-        for cmd, args in re.findall(r"([MLCQZ])([^MLCQZ]*)", dtext):
-            if cmd == "Z":
-                parts.append("Z")
-                continue
-            new = pairs(args)
-            if new is None:
-                return None
-            parts.append(f"{cmd}{new}")
-        attrs["d"] = " ".join(parts)
-        return el.tag, attrs
-    if tag == "line":
+    elif tag == "path":
+        new = attrs["d"] = _path_data(attrs.get("d", ""), pairs)
+    elif tag == "line":
         x1, y1 = pt(float(attrs.get("x1", 0)), float(attrs.get("y1", 0)))
         x2, y2 = pt(float(attrs.get("x2", 0)), float(attrs.get("y2", 0)))
         attrs.update(x1=_fmt(x1), y1=_fmt(y1), x2=_fmt(x2), y2=_fmt(y2))
-        return el.tag, attrs
-    if b != 0 or c != 0:
+        new = attrs
+    elif b != 0 or c != 0:
         return None  # rotated rectangles and ellipses: leave them
-    if tag == "rect":
+    elif tag == "rect" and not any(k in attrs for k in ("rx", "ry")):
         x, y = float(attrs.get("x", 0)), float(attrs.get("y", 0))
-        w, h = float(attrs.get("width", 0)), float(attrs.get("height", 0))
-        x0, y0 = pt(x, y)
-        x1, y1 = pt(x + w, y + h)
-        if any(k in attrs for k in ("rx", "ry")):
-            return None
+        (x0, y0), (x1, y1) = pt(x, y), pt(x + float(attrs.get("width", 0)),
+                                           y + float(attrs.get("height", 0)))
         attrs.update(x=_fmt(min(x0, x1)), y=_fmt(min(y0, y1)), width=_fmt(abs(x1 - x0)),
                      height=_fmt(abs(y1 - y0)))
-        return el.tag, attrs
-    if tag in ("ellipse", "circle"):
+        new = attrs
+    elif tag in ("ellipse", "circle"):
         cx, cy = pt(float(attrs.get("cx", 0)), float(attrs.get("cy", 0)))
         if tag == "circle":
             rx = ry = float(attrs.pop("r", 0))
@@ -140,4 +122,19 @@ def _transform_shape(el, a, b, c, d, e, f):
             rx, ry = float(attrs.get("rx", 0)), float(attrs.get("ry", 0))
         attrs.update(cx=_fmt(cx), cy=_fmt(cy), rx=_fmt(abs(a) * rx), ry=_fmt(abs(d) * ry))
         return el.tag.replace("circle", "ellipse"), attrs
-    return None
+    else:
+        return None
+    return None if new is None else (el.tag, attrs)
+
+
+def _path_data(dtext: str, pairs):
+    """A path's ``d`` with every point mapped by ``pairs``; None for commands Qt does not write."""
+    if re.search(r"[^MLCQZ\s\d.,eE+-]", dtext):
+        return None  # relative, arc or H/V commands: not what Qt writes
+    parts = []
+    for cmd, args in re.findall(r"([MLCQZ])([^MLCQZ]*)", dtext):
+        new = "" if cmd == "Z" else pairs(args)
+        if new is None:
+            return None
+        parts.append(f"{cmd}{new}")
+    return " ".join(parts)
