@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 from roofgui.model.errors import ModelError
 
 from roofgui.cli import llm as cli_llm
+from roofgui.cli import measured
 from roofgui.cli.common import EXIT_USAGE, CliError, Parser, parse_kv  # noqa: F401
 
 
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--title", default=None, help="a title above the plot")
     e.add_argument("--caption", action="store_true", help="stamp a caption with the op, chips and sources")
     e.add_argument("--transparent", action="store_true", help="transparent background (PNG, SVG, PDF)")
+    measured.add_parser(sub)
     return p
 
 
@@ -312,7 +314,8 @@ def cmd_export(args, out) -> int:
         raise CliError(f"export needs Qt (PySide6): {e}") from None
 
 
-COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export}
+COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export,
+            "measured": measured.run}
 
 
 def main(argv: Sequence[str] | None = None, out=None) -> int:
@@ -329,7 +332,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
             print(f"roofgui {__version__}", file=out)
             return 0
         if not args.command:
-            raise CliError("give a command: chips, show-chip, analyze or export")
+            raise CliError("give a command: chips, show-chip, analyze, export or measured")
         return COMMANDS[args.command](args, out)
     except (CliError, ModelError) as e:
         _one_line(f"roofgui: error: {e}")
