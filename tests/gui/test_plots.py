@@ -344,7 +344,7 @@ def test_sweep_time_mode_switches_the_axis(qtbot, cat):
     sc.sweep.y = "time"
     curves, _ = sweep_scenario(sc, cat)
     w.update_from(sc, curves)
-    assert w._y_axis.kind == "time"
+    assert w.getPlotItem().getAxis("left").kind == "time"
     assert "Time" in w.getPlotItem().getAxis("left").labelText
     x, y = np.log10(curves[0].x), np.log10(curves[0].result.t_lower)
     assert_draws(w.curves[(0, "", "tpu-v5e")], x, y)
@@ -482,7 +482,7 @@ def test_a_tick_at_the_top_edge_is_drawn_whole(qtbot, cat, style):
     w.update_from(sc, evaluate_scenario(sc, cat))
     w.fit()
     qtbot.wait(10)
-    ax = w._y_axis
+    ax = w.getPlotItem().getAxis("left")
     x0, x1, y0, y1 = w.view_range()
     majors = ax.tickValues(y0, y1, w.vb.height())[0][1]
     assert max(majors) == pytest.approx(y1)  # a labelled decade right at the top edge
