@@ -25,7 +25,10 @@ from PySide6 import QtCore, QtGui
 from roofgui.model import llm
 from roofgui.presentation import llm_geometry
 from roofgui.presentation import plotdata as pd
-from roofgui.plotting.plots import _face, _font, _halo, _LogPlot, _pen, _qcolor, _text_px
+from roofgui.plotting.placement import label_samples
+from roofgui.plotting.plot_base import LogPlot
+from roofgui.plotting.plot_items import (face_colour, make_font, make_pen, qcolor, spot_brush,
+                                         spot_pen, style_label, text_px)
 from roofgui.presentation.style import PlotStyle
 
 __all__ = ["LlmSweepPlot", "SWEEP_CHOICES", "is_llm_view"]
@@ -44,7 +47,7 @@ def is_llm_view(y: str) -> bool:
     return y in llm.SWEEP_VIEWS
 
 
-class LlmSweepPlot(_LogPlot):
+class LlmSweepPlot(LogPlot):
     """Throughput or time per output token of one LLM op against batch, one colour per chip.
 
     Introspection for tests: ``geometry`` (the last
@@ -70,8 +73,10 @@ class LlmSweepPlot(_LogPlot):
         self.regions: dict[str, pg.LinearRegionItem] = {}
         self.markers: dict[str, pg.ScatterPlotItem] = {}
         self._colours: dict[str, int] = {}
-        self.batch_guide = self._new_curve(-20, bounds=False)
-        self.batch_label = self._new_text(20)
+        #: the look each chip's items (and, under None, the batch's) were last given
+        self._looks: dict = {}
+        self.batch_guide = self._add_curve(-20, bounds=False)
+        self.batch_label = self._add_label(20)
         self.message = pg.TextItem("", anchor=(0.5, 0.5))
         self.message.setZValue(30)
         self.addItem(self.message, ignoreBounds=True)
@@ -102,24 +107,24 @@ class LlmSweepPlot(_LogPlot):
             cid = ln.chip_id
             if cid not in self.curves_hi:
                 self._new_chip(cid)
-            self._set_curve(("hi", cid), self.curves_hi[cid], ln.x_fit, ln.hi_fit)
-            self._set_curve(("lo", cid), self.curves_lo[cid], ln.x_fit, ln.lo_fit)
-            self._set_curve(("uhi", cid), self.unfit_hi[cid], ln.x_unfit, ln.hi_unfit)
-            self._set_curve(("ulo", cid), self.unfit_lo[cid], ln.x_unfit, ln.lo_unfit)
+            self.curves_hi[cid].setData(ln.x_fit, ln.hi_fit)
+            self.curves_lo[cid].setData(ln.x_fit, ln.lo_fit)
+            self.unfit_hi[cid].setData(ln.x_unfit, ln.hi_unfit)
+            self.unfit_lo[cid].setData(ln.x_unfit, ln.lo_unfit)
             for band, n in ((self.bands[cid], ln.x_fit.size), (self.unfit_bands[cid], ln.x_unfit.size)):
                 band.setVisible(n >= 2)
-            self._set_text(("wall", cid), self.wall_labels[cid], ln.wall_label)
+            self.wall_labels[cid].setText(ln.wall_label)
             has_marker = ln.marker is not None
             if has_marker:
-                self._set_spots(("marker", cid), self.markers[cid], [ln.marker[0]], [ln.marker[1]],
-                                [ln.marker_tooltip])
+                self.markers[cid].setData(x=[ln.marker[0]], y=[ln.marker[1]],
+                                          data=[ln.marker_tooltip])
             self.markers[cid].setVisible(has_marker)
         has_batch = g.batch_x is not None
         self.batch_guide.setVisible(has_batch)
         self.batch_label.setVisible(has_batch)
         if has_batch:
-            self._set_text(("batchlabel",), self.batch_label, g.batch_label)
-        self._set_text(("message",), self.message, g.message)
+            self.batch_label.setText(g.batch_label)
+        self.message.setText(g.message)
         self.message.setVisible(bool(g.message))
         self._restyle_items()
         self._rebuild_legend()
@@ -128,24 +133,18 @@ class LlmSweepPlot(_LogPlot):
         self._layout_annotations()
 
     def _new_chip(self, cid: str) -> None:
-        pool = self._pooled(("chip", cid))
-        if pool is not None:  # the same chip again: its items, hidden when it left
-            for store, item in zip(self._stores(), pool):
-                store[cid] = item
-                item.show()
-            return
-        self.curves_hi[cid] = self._new_curve(5)
-        self.curves_lo[cid] = self._new_curve(4)
-        self.unfit_hi[cid] = self._new_curve(2)
-        self.unfit_lo[cid] = self._new_curve(1)
+        self.curves_hi[cid] = self._add_curve(5)
+        self.curves_lo[cid] = self._add_curve(4)
+        self.unfit_hi[cid] = self._add_curve(2)
+        self.unfit_lo[cid] = self._add_curve(1)
         for store, pair in ((self.bands, (self.curves_hi, self.curves_lo)),
                             (self.unfit_bands, (self.unfit_hi, self.unfit_lo))):
             band = pg.FillBetweenItem(pair[0][cid], pair[1][cid])
             band.setZValue(-10)
             self.addItem(band, ignoreBounds=True)
             store[cid] = band
-        self.walls[cid] = self._new_curve(6, bounds=False)
-        self.wall_labels[cid] = self._new_text(25, anchor=(0.0, 0.0))
+        self.walls[cid] = self._add_curve(6, bounds=False)
+        self.wall_labels[cid] = self._add_label(25, anchor=(0.0, 0.0))
         self.wall_labels[cid].setAngle(90)
         region = pg.LinearRegionItem((0, 1), movable=False)
         region.setZValue(-30)
@@ -154,27 +153,17 @@ class LlmSweepPlot(_LogPlot):
             line.setHoverPen(pg.mkPen(None))
         self.addItem(region, ignoreBounds=True)
         self.regions[cid] = region
-        self.markers[cid] = self._new_scatter(10)
+        self.markers[cid] = self._add_scatter(10)
 
     def _stores(self) -> tuple[dict, ...]:
         return (self.curves_hi, self.curves_lo, self.unfit_hi, self.unfit_lo, self.bands,
                 self.unfit_bands, self.walls, self.wall_labels, self.regions, self.markers)
 
     def _drop_chip(self, cid: str) -> None:
-        """Hide a chip's items and keep them for when it comes back (nothing is re-created)."""
-        items = tuple(store.pop(cid) for store in self._stores())
-        for item in items:
-            item.hide()
-        self._pool[("chip", cid)] = _Pooled(items)
-        self._sig = {k: v for k, v in self._sig.items() if cid not in k}
-
-    def _pooled(self, pool):
-        item = self._pool.pop(pool, None) if pool is not None else None
-        if isinstance(item, _Pooled):
-            return item.items
-        if item is not None:
-            item.show()
-        return item
+        """Take a chip's items out of the plot."""
+        for store in self._stores():
+            self._remove(store, cid)
+        self._looks.pop(cid, None)
 
     # -- style -------------------------------------------------------------------------
     def _restyle_items(self) -> None:
@@ -182,60 +171,56 @@ class LlmSweepPlot(_LogPlot):
         g = self.geometry
         if g is None:
             return
-        face = _face(s)
         for i, ln in enumerate(g.lines):
             col = s.colour(ln.colour)
             cid = ln.chip_id
-            if not self._changed(("style", "chip", cid), (id(s), col, i)):
+            if self._looks.get(cid) == (s, col, i):
                 continue
-            self.curves_hi[cid].setPen(_pen(col, s.curve_width))
-            self.curves_lo[cid].setPen(_pen(col, s.curve_width * 0.6, "dash"))
-            self.unfit_hi[cid].setPen(_pen(col, s.curve_width * 0.8, alpha=0.35))
-            self.unfit_lo[cid].setPen(_pen(col, s.curve_width * 0.5, "dash", alpha=0.3))
-            self.bands[cid].setBrush(pg.mkBrush(_qcolor(col, 0.16)))
-            self.bands[cid].setPen(pg.mkPen(None))
-            self.unfit_bands[cid].setBrush(pg.mkBrush(_qcolor(col, 0.06)))
-            self.unfit_bands[cid].setPen(pg.mkPen(None))
-            self.walls[cid].setPen(_pen(col, s.curve_width * 1.1))
-            region = self.regions[cid]
-            region.setBrush(QtGui.QBrush(_qcolor(col, 0.35), _HATCHES[i % len(_HATCHES)]))
-            region.setHoverBrush(region.brush)
-            lab = self.wall_labels[cid]
-            lab.setColor(_qcolor(col))
-            lab.setFont(_font(s, s.annotation_font_pt, bold=True))
-            lab.fill = _halo(s)
-            m = self.markers[cid]
-            m.setSymbol("o")
-            m.setSize(s.marker_size * 0.9)
-            m.setPen(_pen(col, s.marker_outline * 1.5))
-            m.setBrush(pg.mkBrush(face))
-        if self._changed(("style", "batch"), id(s)):
-            self.batch_guide.setPen(_pen(s.neutral, s.guide_width, "dot", alpha=0.8))
-            self.batch_label.setColor(_qcolor(s.muted))
-            self.batch_label.setFont(_font(s, s.annotation_font_pt))
-            self.batch_label.fill = _halo(s)
-            self.message.setColor(_qcolor(s.muted))
-            self.message.setFont(_font(s, s.label_font_pt))
+            self._looks[cid] = (s, col, i)
+            self._style_chip(cid, col, _HATCHES[i % len(_HATCHES)])
+        if self._looks.get(None) != s:
+            self._looks[None] = s
+            self.batch_guide.setPen(make_pen(s.neutral, s.guide_width, "dot", alpha=0.8))
+            style_label(self.batch_label, s, s.muted, s.annotation_font_pt)
+            self.message.setColor(qcolor(s.muted))
+            self.message.setFont(make_font(s, s.label_font_pt))
+
+    def _style_chip(self, cid: str, col: str, hatch) -> None:
+        s = self.style
+        self.curves_hi[cid].setPen(make_pen(col, s.curve_width))
+        self.curves_lo[cid].setPen(make_pen(col, s.curve_width * 0.6, "dash"))
+        self.unfit_hi[cid].setPen(make_pen(col, s.curve_width * 0.8, alpha=0.35))
+        self.unfit_lo[cid].setPen(make_pen(col, s.curve_width * 0.5, "dash", alpha=0.3))
+        self.bands[cid].setBrush(pg.mkBrush(qcolor(col, 0.16)))
+        self.bands[cid].setPen(pg.mkPen(None))
+        self.unfit_bands[cid].setBrush(pg.mkBrush(qcolor(col, 0.06)))
+        self.unfit_bands[cid].setPen(pg.mkPen(None))
+        self.walls[cid].setPen(make_pen(col, s.curve_width * 1.1))
+        region = self.regions[cid]
+        region.setBrush(QtGui.QBrush(qcolor(col, 0.35), hatch))
+        region.setHoverBrush(region.brush)
+        style_label(self.wall_labels[cid], s, col, s.annotation_font_pt, bold=True)
+        m = self.markers[cid]
+        m.setSymbol("o")
+        m.setSize(s.marker_size * 0.9)
+        m.setPen(spot_pen(col, s.marker_outline * 1.5))
+        m.setBrush(spot_brush(face_colour(s)))
 
     def _rebuild_legend(self) -> None:
         g = self.geometry
         s = self.style
         if g is None:
             return
-        sig = (tuple((ln.chip_id, ln.legend, ln.colour) for ln in g.lines), g.hi_legend, g.lo_legend,
-               id(s))
-        if sig == self._legend_signature:
-            return
-        self._legend_signature = sig
-        entries = [(ln.legend, self._sample(pen=_pen(s.colour(ln.colour), s.curve_width),
-                                            fill=pg.mkBrush(_qcolor(s.colour(ln.colour), 0.16))))
+        entries = [(ln.legend, dict(pen=make_pen(s.colour(ln.colour), s.curve_width),
+                                            fill=pg.mkBrush(qcolor(s.colour(ln.colour), 0.16))))
                    for ln in g.lines]
         if g.lines:
-            entries.append((g.hi_legend, self._sample(pen=_pen(s.neutral, s.curve_width))))
-            entries.append((g.lo_legend, self._sample(pen=_pen(s.neutral, s.curve_width * 0.6, "dash"))))
+            entries.append((g.hi_legend, dict(pen=make_pen(s.neutral, s.curve_width))))
+            entries.append((g.lo_legend, dict(pen=make_pen(s.neutral, s.curve_width * 0.6,
+                                                                   "dash"))))
             if any(ln.x_unfit.size or ln.wall_x is None for ln in g.lines):
-                entries.append((g.unfit_legend, self._sample(
-                    fill=QtGui.QBrush(_qcolor(s.neutral, 0.6), _HATCHES[0]))))
+                entries.append((g.unfit_legend, dict(
+                    fill=QtGui.QBrush(qcolor(s.neutral, 0.6), _HATCHES[0]))))
         self._legend_entries(entries)
 
     # -- annotations that follow the view ------------------------------------------------
@@ -246,7 +231,7 @@ class LlmSweepPlot(_LogPlot):
             x0, x1, y0, y1 = self.view_range()
             vw = max(self.vb.width(), 1.0)
             px_x = vw / max(x1 - x0, 1e-9)
-            line_h = _text_px(s, s.annotation_font_pt)
+            line_h = text_px(s, s.annotation_font_pt)
             walls = [ln for ln in g.lines if ln.wall_x is not None]
             # wall labels run up each wall from the top, on its unfit side (on the other
             # side when the wall is near the right edge); spread apart where walls crowd
@@ -262,8 +247,8 @@ class LlmSweepPlot(_LogPlot):
                 # end, at the top), its y across it (0: the text lies right of the wall)
                 lab.setAnchor((1.0 + 6.0 / max(w_px, 1.0), 0.0 if room_right > across * 1.2 else 1.0))
                 lab.setVisible(x0 < ln.wall_x < x1)
-                self._set_curve(("wallline", ln.chip_id), self.walls[ln.chip_id],
-                                [ln.wall_x, ln.wall_x], [y0 - 1.0, y1 + 1.0])
+                self.walls[ln.chip_id].setData(np.array([ln.wall_x, ln.wall_x]),
+                                               np.array([y0 - 1.0, y1 + 1.0]))
                 self.walls[ln.chip_id].setVisible(True)
             for ln in g.lines:
                 if ln.wall_x is None:  # nothing fits: the whole axis is past the wall
@@ -272,16 +257,15 @@ class LlmSweepPlot(_LogPlot):
                     ext = (x0 - 1.0, x1 + 1.0)
                 else:
                     ext = (max(ln.wall_x, x0 - 1.0), max(x1 + 1.0, ln.wall_x))
-                if self._changed(("data", "region", ln.chip_id), ext):
-                    self.regions[ln.chip_id].setRegion(ext)
+                self.regions[ln.chip_id].setRegion(ext)
                 self.regions[ln.chip_id].setVisible(ln.wall_x is None or ln.wall_x < x1)
             if g.batch_x is not None:
-                self._set_curve(("batchguide",), self.batch_guide, [g.batch_x, g.batch_x],
-                                [y0 - 1.0, y1 + 1.0])
+                self.batch_guide.setData(np.array([g.batch_x, g.batch_x]),
+                                         np.array([y0 - 1.0, y1 + 1.0]))
                 self.batch_label.setPos(g.batch_x, y0)
                 self.batch_label.setAnchor((0.5, 1.05))
             self.message.setPos((x0 + x1) / 2, (y0 + y1) / 2)
-        self._place_legend()
+        self.place_legend()
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
         g = self.geometry
@@ -302,8 +286,8 @@ class LlmSweepPlot(_LogPlot):
                 ys.append(np.linspace(y0, y1, 20))
         if not xs:
             return np.empty(0), np.empty(0)
-        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
-        tx, ty = self._label_samples(list(self.wall_labels.values()) + [self.batch_label])
+        sx, sy = self.to_scene(np.concatenate(xs), np.concatenate(ys))
+        tx, ty = label_samples(list(self.wall_labels.values()) + [self.batch_label])
         hx, hy = self._hatch_samples()
         return np.concatenate([sx] + tx + hx), np.concatenate([sy] + ty + hy)
 
@@ -321,7 +305,7 @@ class LlmSweepPlot(_LogPlot):
             if not self.regions[ln.chip_id].isVisible():
                 continue
             left = x0 if ln.wall_x is None else min(max(ln.wall_x, x0), x1)
-            (sl, sr), (st, sb) = (v for v in self._to_scene([left, x1], [y1, y0]))
+            (sl, sr), (st, sb) = (v for v in self.to_scene([left, x1], [y1, y0]))
             nx = int(abs(sr - sl) // self.HATCH_SAMPLE_PX) + 1
             ny = int(abs(sb - st) // self.HATCH_SAMPLE_PX) + 1
             if nx < 2 or ny < 2:
@@ -356,14 +340,3 @@ class LlmSweepPlot(_LogPlot):
                 if self._curve_hit(item, scene_pos):
                     return ln.tooltip
         return None
-
-
-class _Pooled:
-    """A chip's items, kept hidden in the plot's pool while the chip is unchecked."""
-
-    def __init__(self, items: tuple) -> None:
-        self.items = items
-
-    def hide(self) -> None:  # the base pool hides what it keeps
-        for item in self.items:
-            item.hide()

@@ -54,19 +54,15 @@ def assert_same_picture(a_plot, b_plot):
     a, b = pixels(a_plot), pixels(b_plot)
     assert a.shape == b.shape
     d = np.abs(a - b).max(axis=2)
-    # Drawing into a picture and compositing it rounds once more than drawing directly:
-    # anti-aliased pixels may be a step or two off (measured: ~2,000 of 426,400 by 1,
-    # ~60 by 2); where a line's segments meet (wide lines are stroked as segments in
-    # pixels: _Curve._stroke_segments) their overlapping edges round once or twice more
-    # (a few dozen pixels by 3 to 6 levels in 255, where a roof meets its slope, more at
-    # twice the pixels).  A stale or misplaced line is off by tens to hundreds where it
-    # was and where it should be.
+    # Drawing into a picture and compositing it (a cache layer) rounds once more than
+    # drawing directly: anti-aliased pixels may be a step or two off.  A stale or
+    # misplaced line is off by tens to hundreds where it was and where it should be.
     assert d.max() <= 6, f"{(d > 6).sum()} pixels differ by more than 6, up to {d.max()}"
 
 
 def cached_and_plain(qtbot, cls, size=(820, 520)):
-    """Two plots of ``cls``: one drawing through the screen caches and canvases (as the
-    window's), one plain (as an export's), shown side by side at ``size``."""
+    """Two plots of ``cls``: one drawing through the screen caches and cache layers (as
+    the window's), one plain (as an export's), shown side by side at ``size``."""
     cached, plain = cls(), cls()
     cached.use_screen_caches()
     for w in (cached, plain):
@@ -88,34 +84,3 @@ def three_ops(**kwargs):
              OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
              OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
                     shard=ShardSpec("D", 2, "scale-up"))], **kwargs)
-
-
-def label_changes() -> list:
-    """Every change a plot makes to a label, as steps ``step(label)``: new text (longer,
-    shorter), a bold font, a colour, anchors, a move (a label item or a layer's label)."""
-    from PySide6 import QtGui
-
-    bold = QtGui.QFont()
-    bold.setPointSizeF(11.5)
-    bold.setBold(True)
-    return [
-        lambda lab: lab.setText("B* = 8,755 (two chips)"),  # longer
-        lambda lab: lab.setText("B* = 1"),                  # shorter
-        lambda lab: lab.setFont(bold),
-        lambda lab: lab.setColor("#1f77b4"),
-        lambda lab: lab.setAnchor((1.0, 0.0)),
-        lambda lab: lab.setAnchor((0.5, 3.05)),
-        lambda lab: lab.setPos(0.1, 0.9),
-    ]
-
-
-def show_sweep(pair, sc, cat):
-    """Feed each sweep plot of ``pair`` the sweep of ``sc`` and place its legend now (on
-    screen the legend is placed after the plot's paint); return the curves."""
-    from roofgui.model.evaluate import sweep_scenario
-
-    curves, _ = sweep_scenario(sc, cat)
-    for w in pair:
-        w.update_from(sc, curves)
-        w.flush_legend()
-    return curves

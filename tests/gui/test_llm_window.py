@@ -216,14 +216,14 @@ def test_without_an_llm_step_the_views_are_greyed_and_a_file_asking_for_one_says
     assert combo.model().item(i).isEnabled()
 
 
-def test_unchecking_a_chip_hides_its_curves_and_checking_it_again_reuses_them(window):
+def test_unchecking_a_chip_removes_its_curves_and_checking_it_again_draws_them(window):
     make_llm(window, "llama-2-7b")
     plot = to_sweep_view(window)
     items = [store["h100-sxm"] for store in plot._stores()]
     check_chip(window, "h100-sxm", False)
-    assert "h100-sxm" not in plot.curves_hi and not any(i.isVisible() for i in items)
+    assert "h100-sxm" not in plot.curves_hi
+    assert not any(i in plot.getPlotItem().items for i in items)
     check_chip(window, "h100-sxm", True)
-    assert [store["h100-sxm"] for store in plot._stores()] == items
     assert plot.curves_hi["h100-sxm"].isVisible() and xy(plot.curves_hi["h100-sxm"])[0].size
 
 

@@ -128,16 +128,17 @@ def test_adding_and_removing_a_chip(roof, cat):
     assert (0, "", "h100-sxm") not in roof.points
     assert not roof.region_items["yellow"].isVisible()
     assert roof.region_items["green"].getRegion()[0] == pytest.approx(green_one)
-    for it in h100_items:
-        assert not it.isVisible()
+    for it in h100_items[:-1]:  # (its roofs are out of the plot, its point's view dead)
+        assert it not in roof.getPlotItem().items
+    assert not h100_items[-1].isVisible()
     assert not any("H100" in lab.text for _, lab in roof.legend.items)
-    # checking it again reuses the hidden items: nothing is created
+    assert len(roof.getPlotItem().items) == n_items
+    # checking it again draws it as before
     sc.chips.append("h100-sxm")
     roof.update_from(sc, evaluate_scenario(sc, cat))
     assert len(roof.getPlotItem().items) == n_after_add
-    assert roof.roof_curves["h100-sxm"]["hbm"] is h100_items[0] or \
-        h100_items[0] in roof.roof_curves["h100-sxm"].values()
     assert all(it.isVisible() for it in roof.roof_curves["h100-sxm"].values())
+    assert roof.points[(0, "", "h100-sxm")].isVisible()
 
 
 def test_link_roof_for_a_sharded_op_is_dashed(roof, cat):
@@ -153,7 +154,7 @@ def test_link_roof_for_a_sharded_op_is_dashed(roof, cat):
     sc.ops[0].shard = None
     roof.update_from(sc, evaluate_scenario(sc, cat))
     assert "link:ici" not in roof.roof_curves["tpu-v5e"]
-    assert not link.isVisible()
+    assert link not in roof.getPlotItem().items
 
 
 def test_view_is_kept_across_edits_and_reset_by_fit(roof, cat, qtbot):
@@ -219,8 +220,8 @@ def test_tooltips_on_points_and_roofs(roof, cat):
     assert tip and "compute roof" in tip and "197 TFLOP/s" in tip
     # empty space
     assert roof.tooltip_at(0.5, 15.8) is None
-    # readout
-    roof._update_readout(L(240), L(1.97e14))
+    # readout: the mouse over the view at (240 FLOP/byte, 197 TFLOP/s)
+    roof.scene().sigMouseMoved.emit(roof.vb.mapViewToScene(QtCore.QPointF(L(240), L(1.97e14))))
     assert "240" in roof.readout.text and "197 TFLOP/s" in roof.readout.text
 
 
@@ -344,7 +345,7 @@ def test_sweep_time_mode_switches_the_axis(qtbot, cat):
     sc.sweep.y = "time"
     curves, _ = sweep_scenario(sc, cat)
     w.update_from(sc, curves)
-    assert w._y_axis.kind == "time"
+    assert w.getPlotItem().getAxis("left").kind == "time"
     assert "Time" in w.getPlotItem().getAxis("left").labelText
     x, y = np.log10(curves[0].x), np.log10(curves[0].result.t_lower)
     assert_draws(w.curves[(0, "", "tpu-v5e")], x, y)
@@ -482,7 +483,7 @@ def test_a_tick_at_the_top_edge_is_drawn_whole(qtbot, cat, style):
     w.update_from(sc, evaluate_scenario(sc, cat))
     w.fit()
     qtbot.wait(10)
-    ax = w._y_axis
+    ax = w.getPlotItem().getAxis("left")
     x0, x1, y0, y1 = w.view_range()
     majors = ax.tickValues(y0, y1, w.vb.height())[0][1]
     assert max(majors) == pytest.approx(y1)  # a labelled decade right at the top edge
@@ -589,54 +590,16 @@ def test_region_labels_never_under_the_legend(qtbot, cat, size):
         assert not w.region_labels[kind].sceneBoundingRect().intersects(legend), kind
 
 
-@pytest.mark.parametrize("n", [1, 4])
-@pytest.mark.parametrize("export", [False, True], ids=["screen", "export"])
-@pytest.mark.parametrize("symbol", ["o", "s", "t", "d"])
-def test_a_few_spots_paint_as_pyqtgraph_draws_them(qtbot, symbol, export, n):
-    """The op points' fast paint path draws what pyqtgraph's own path draws: its symbol
-    atlas on screen, the symbol's path when exporting."""
-    import pyqtgraph as pg
-    from roofgui.plotting.plots import _Scatter
-
-    images = []
-    for cls in (_Scatter, pg.ScatterPlotItem):
-        w = pg.PlotWidget()
-        qtbot.addWidget(w)
-        w.resize(300, 200)
-        w.setBackground("w")
-        item = cls(antialias=True)
-        # one spot (an op's point) or several (a chip's ridges), one of them out of the view
-        item.setData(x=[1.37, 2.5, 0.4, 9.0][:n], y=[2.21, 3.1, 0.7, 1.0][:n],
-                     data=["tip"] * n, symbol=symbol)
-        item.setPen(pg.mkPen("#222222", width=1.5))
-        item.setBrush(pg.mkBrush("#1f77b4"))
-        item.setSize(13)
-        w.addItem(item)
-        w.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
-        w.show()
-        qtbot.waitExposed(w)
-        if export:
-            item.setExportMode(True, {"antialias": True})
-        images.append(w.grab().toImage())
-    a, b = images
-    assert a.size() == b.size()
-    diff = sum(a.pixel(x, y) != b.pixel(x, y) for x in range(a.width()) for y in range(a.height()))
-    assert diff == 0
-    # and the spot is there (not two blank plots): the brush colour, about where it belongs
-    blue = QtGui.QColor("#1f77b4").rgb()
-    hits = [(x, y) for x in range(a.width()) for y in range(a.height()) if a.pixel(x, y) == blue]
-    assert len(hits) > 20 * min(n, 3)
-
-
-def test_op_points_hit_test_and_tooltips_after_fast_paint(roof, cat):
+def test_op_points_are_one_scatter_and_hit_test(roof, cat):
     sc = two_chip()
+    sc.ops.append(OpSpec("small", "matmul", {"B": 16, "D": 1024, "F": 1024}, {}))
     roof.update_from(sc, evaluate_scenario(sc, cat))
     roof.repaint()
     item = roof.points[(0, "", "tpu-v5e")]
-    # one scatter per op holds the op's point on every chip
-    assert item.item is roof.point_groups[(0, "")] is roof.points[(0, "", "h100-sxm")].item
-    assert isinstance(item.item, type(roof.ridge_items["tpu-v5e"]))  # the fast-path class
-    assert len(roof.point_groups[(0, "")].data) == 2
+    # one scatter holds every op's point, filled in its chip's colour
+    assert item.item is roof.point_item is roof.points[(1, "", "h100-sxm")].item
+    assert len(roof.point_item.data) == 4
+    assert item.opts["brush"].color() != roof.points[(0, "", "h100-sxm")].opts["brush"].color()
     (px, py), = scatter_xy(item)
     scene = roof.vb.mapViewToScene(QtCore.QPointF(px, py))
     tip = roof.tooltip_at_scene(scene)
@@ -703,89 +666,3 @@ def test_sweep_critical_markers_are_one_scatter_with_a_view_per_line(qtbot, cat)
         if m.isVisible():
             assert scatter_xy(m) == [(lines[key].crit_x, lines[key].crit_y)]
     assert len(w.crit_item.data) == sum(ln.crit_x is not None for ln in lines.values())
-
-
-def test_on_screen_the_rooflines_legend_corner_is_chosen_after_the_paint(qtbot, cat):
-    """The window's roofline (screen caches) chooses its legend's corner after the plot's
-    paint, as the sweep does: before it, the legend only stays in its corner.  When the
-    choice moves it, the region names are laid out again clear of it, and the plot then
-    looks as a plot that chose at once (an export's) does."""
-    from gui_helpers import assert_same_picture, cached_and_plain
-
-    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
-                  ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {},
-                              ShardSpec("D", 2, "scale-up"))])
-    ev = evaluate_scenario(sc, cat)
-    cached, plain = cached_and_plain(qtbot, RooflinePlot, size=(900, 600))
-    for w in (cached, plain):
-        w.update_from(sc, ev)
-    qtbot.wait(300)  # (the relayouts a new size starts: done)
-    cached.flush_legend()
-    best = plain.legend_corner
-    assert cached.legend_corner == best
-    # the legend held in another corner (as after a run of edits): an edit keeps it there
-    # until the plot has painted
-    other = next(c for c in ("bottom-right", "top-right", "bottom-left", "top-left")
-                 if c != best)
-    cached._held_corner = None
-    cached._place_legend_now(other)
-    cached._held_corner = other
-    ev2 = evaluate_scenario(sc, cat)
-    cached.update_from(sc, ev2)
-    assert cached.legend_pending() and cached.legend_corner == other
-    hidden = {k for k, lab in cached.region_labels.items() if not lab.isVisible()}
-    qtbot.waitUntil(lambda: not cached.legend_pending(), timeout=2000)
-    assert cached.legend_corner == best  # (the hold yields: the other covers more)
-    legend = cached.legend.sceneBoundingRect()
-    shown = {k for k, lab in cached.region_labels.items() if lab.isVisible()}
-    for kind in shown:
-        assert not cached.region_labels[kind].sceneBoundingRect().intersects(legend), kind
-    plain.update_from(sc, ev2)
-    # the names the legend hid in the other corner are back (laid out again, not stale)
-    assert shown == {k for k, lab in plain.region_labels.items() if lab.isVisible()}
-    assert hidden - shown != hidden  # (the move did show one again: the test tests that)
-    assert_same_picture(cached, plain)
-
-
-@pytest.mark.parametrize("cls", [RooflinePlot, SweepPlot])
-def test_a_window_plot_with_an_opaque_background_paints_without_qts_fill_and_looks_the_same(
-        qtbot, cls):
-    """On screen an opaque plot paints every pixel of its viewport itself, so Qt does not
-    fill it first (WA_OpaquePaintEvent), and fills its background without a kept picture
-    of it (no CacheBackground); a transparent style, and an export's plot, keep Qt's fill
-    and pyqtgraph's picture.  The pictures are the same as with both, a partial
-    repaint's too."""
-    import dataclasses
-
-    from gui_helpers import pixels
-
-    opaque = QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent
-    cache = QtWidgets.QGraphicsView.CacheModeFlag
-    export = cls(style=SCREEN_DARK)
-    qtbot.addWidget(export)
-    assert not export.viewport().testAttribute(opaque)
-    assert export.cacheMode() == cache.CacheBackground
-    plots = []
-    for _ in range(2):
-        w = cls(style=SCREEN_DARK)
-        qtbot.addWidget(w)
-        w.resize(640, 420)
-        w.use_screen_caches()
-        w.show()
-        qtbot.waitExposed(w)
-        plots.append(w)
-    window, filled = plots
-    assert window.viewport().testAttribute(opaque)
-    assert window.cacheMode() == cache.CacheNone
-    filled.viewport().setAttribute(opaque, False)  # (Qt fills it before each paint)
-    filled.setCacheMode(cache.CacheBackground)  # (and the view copies its kept background)
-    assert np.array_equal(pixels(window), pixels(filled))
-    for w in plots:
-        w.readout.setText("B = 4096   1.2 PFLOP/s")  # (a small region repainted)
-    assert np.array_equal(pixels(window), pixels(filled))
-    window.set_style(dataclasses.replace(SCREEN_DARK, background="transparent"))
-    assert not window.viewport().testAttribute(opaque)
-    assert window.cacheMode() == cache.CacheBackground
-    window.set_style(SCREEN_LIGHT)
-    assert window.viewport().testAttribute(opaque)
-    assert window.cacheMode() == cache.CacheNone
