@@ -217,7 +217,7 @@ def test_the_windows_copied_scenario_gets_its_unchanged_ops_curves_and_lines_bac
     """The window copies its scenario at every edit (``document.copy_scenario``): the ops an
     edit leaves alone are equal OpSpecs, not the same ones.  Their curves and lines are
     handed back all the same, and the geometry is that of a fresh start."""
-    from roofgui.gui.document import copy_scenario
+    from copy import deepcopy as copy_scenario
 
     sc = _scenario(400)
     memo = sg.SweepMemo()

@@ -27,12 +27,12 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import Scenario
 from roofgui.model.units import MIN_VALUE
-from roofgui.gui.document import ScenarioDocument
+from roofgui.gui.document import ALL, OPS, SWEEP, TITLE, ScenarioDocument
 from roofgui.gui.op_editor import DTYPE_HELP, LINK_LABELS, PARAM_PROVIDERS, ParamSpec  # noqa: F401
 from roofgui.gui.op_editor import OpEditor, change_kind, kind_items  # noqa: F401
 from roofgui.gui.op_list import OpListPanel, unique_name  # noqa: F401
-from roofgui.gui.widgets import (Binding, QuantityEdit, ShownParts, bind, make_combo, make_label,
-                      set_combo_items)
+from roofgui.gui.widgets import (Binding, QuantityEdit, bind, make_combo, make_label,
+                                 set_combo_items)
 
 
 # -- scenario-level fields ---------------------------------------------------------------
@@ -56,15 +56,13 @@ class TitleEdit(QWidget):
 
         self.binding = bind(self.edit, lambda s: s.title, write, key="title", text="title",
                             apply=lambda b, v: doc.edit("Set title", lambda s: b.write(s, v),
-                                                        key="title", origin=self))
+                                                        part=TITLE, key="title", origin=self))
         self.edit.editingFinished.connect(doc.seal)
-        self._shown = ShownParts(lambda s: s.title)
         doc.changed.connect(self._on_changed)
         self.binding.show(doc.scenario)
 
-    def _on_changed(self, origin: object) -> None:
-        """An edit: show the title again only if it changed (or undo, redo, loading)."""
-        if self._shown.changed(self.doc.scenario, origin):
+    def _on_changed(self, part: str, _origin: object) -> None:
+        if part in (TITLE, ALL):
             self.binding.show(self.doc.scenario)
 
 
@@ -97,13 +95,6 @@ def _sweep_minimum(sc: Scenario) -> float:
             if d.name == sc.sweep.dim:
                 return 1.0 if d.integer else MIN_VALUE
     return MIN_VALUE
-
-
-def sweep_parts(sc: Scenario) -> tuple:
-    """What the sweep controls show of a scenario: the sweep, and the ops' kinds (their
-    dimensions are the choices, and set the least value of the swept one)."""
-    sw = sc.sweep
-    return sw.dim, sw.start, sw.stop, sw.y, tuple([op.kind for op in sc.ops])
 
 
 class SweepControls(QWidget):
@@ -147,8 +138,8 @@ class SweepControls(QWidget):
             ed.editingFinished.connect(doc.seal)
 
         def apply(b: Binding, v: Any) -> None:
-            doc.edit(f"Set sweep {b.text}", lambda s: b.write(s, v), key=b.undo_key("sweep."),
-                     origin=self)
+            doc.edit(f"Set sweep {b.text}", lambda s: b.write(s, v), part=SWEEP,
+                     key=b.undo_key("sweep."), origin=self)
 
         def w_dim(s: Scenario, v: str) -> None:
             if v:
@@ -180,13 +171,12 @@ class SweepControls(QWidget):
                  apply=apply),
             bind(self.y_combo, lambda s: s.sweep.y, w_y, key="y", text="y axis", apply=apply),
         ]
-        self._shown = ShownParts(sweep_parts)
         doc.changed.connect(self._on_changed)
         self.sync(None)
 
-    def _on_changed(self, origin: object) -> None:
-        """An edit: re-sync only if it changed what the controls show (or undo, redo, loading)."""
-        if self._shown.changed(self.doc.scenario, origin):
+    def _on_changed(self, part: str, origin: object) -> None:
+        """The sweep, or the ops' kinds (their dimensions are the choices), changed."""
+        if part in (SWEEP, OPS, ALL):
             self.sync(origin)
 
     def _show_messages(self) -> None:

@@ -629,52 +629,6 @@ def test_the_op_list_marks_each_op_by_its_bounds(window):
     assert item.data(int(Qt.ItemDataRole.UserRole) + 2) == "compute"
 
 
-def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
-    """The plot is drawn first; results, chip colours and bounds follow in the next pass."""
-    from PySide6.QtCore import QEvent, QObject
-
-    window.resize(1280, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    flush(window)
-    order = []
-
-    class Spy(QObject):
-        def eventFilter(self, obj, ev):  # noqa: N802
-            if ev.type() == QEvent.Type.Paint:
-                order.append("plot painted")
-            return False
-
-    spy = Spy()
-    window.roofline_plot.viewport().installEventFilter(spy)
-    real = window.results.update_from
-    window.results.update_from = lambda *a: (order.append("results"), real(*a))
-    edit = window.form.editor.dim_edit("B")
-    edit.setText("777")
-    edit.textEdited.emit("777")
-    qtbot.waitUntil(lambda: "results" in order and "plot painted" in order, timeout=5000)
-    assert order.index("plot painted") < order.index("results")
-    assert "B=777" in window.results.heading.text()
-    assert not window.live.pending()
-    # and in a later pass of the event loop than the paint, so that the plot's pixels
-    # are out before the panels' work starts
-    from PySide6.QtWidgets import QApplication
-
-    for text in ("778", "2k", "3Ki"):
-        order.clear()
-        edit.setText(text)
-        edit.textEdited.emit(text)
-        for n in range(200):
-            order.append(f"pass {n}")
-            QApplication.processEvents()
-            if "results" in order:
-                break
-        def pass_of(event):  # the pass (counted from 1) an event happened in
-            return sum(1 for e in order[:order.index(event)] if e.startswith("pass"))
-
-        assert pass_of("results") > pass_of("plot painted"), order
-
-
 def test_the_form_shrinks_back_after_an_llm_step(window, qtbot, shipped):
     """A matmul shown after an LLM step: Data types sits right under its three fields
     again (the op editor is as tall as the shown kind's page, not the tallest seen)."""
