@@ -27,7 +27,10 @@ class LiveEvaluator(QObject):
 
     A change starts a zero-interval single-shot timer: every edit made before control
     returns to the event loop (a burst of keystrokes, spin-wheel steps, an undo of several
-    fields) is drawn by one evaluation, with no added delay.  Only the visible plot is
+    fields) is drawn by one evaluation, with no added delay.  The panels around the plot
+    (results, chips' colours, the ops' bounds, notices) follow in the next pass of the
+    event loop, after the plot's paint: they cost a few milliseconds that would otherwise
+    delay its pixels (measured: see the commit that made them so).  Only the visible plot is
     drawn; the other is drawn when its tab is shown.  A title changes nothing plotted,
     and another op selected needs no evaluation (only the op the roofline emphasises, the
     results, and the LLM sweep, which follows the step selected, change).
@@ -42,12 +45,17 @@ class LiveEvaluator(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.refresh)
+        # the panels follow in the next pass of the event loop, after the plot's paint
+        self.panels_timer = QTimer(self)
+        self.panels_timer.setSingleShot(True)
+        self.panels_timer.setInterval(0)
+        self.panels_timer.timeout.connect(self.refresh_panels)
         #: the evaluation of the scenario as it was at the last refresh
         self.evaluation: Evaluation | None = None
         self.sweep_errors: list[str] = []
         #: palette slot per chip id, shared by every plot: a chip has one colour throughout
         self.colours: dict[str, int] = {}
-        #: evaluations run (tests: one per burst of edits)
+        #: refreshes run (tests: one per burst of edits)
         self.count = 0
         self.model_changed = True  # the next refresh evaluates (else: another op selected)
         self.stale = {TAB_ROOFLINE: True, TAB_SWEEP: True}  # plots to draw when shown
@@ -67,30 +75,34 @@ class LiveEvaluator(QObject):
             self.timer.start()
 
     def flush(self) -> None:
-        """Run a pending evaluation now, and place the plots' legends (tests, export)."""
+        """Run a pending evaluation and panels' update now, and place the plots' legends
+        (tests, export)."""
         if self.timer.isActive():
             self.refresh()
+        if self.panels_timer.isActive():
+            self.refresh_panels()
         for p in self.w.built_plots():
             p.flush_legend()
 
     def pending(self) -> bool:
-        """Whether an evaluation or a plot legend's placement is still to come."""
-        return self.timer.isActive() or any(p.legend_pending() for p in self.w.built_plots())
+        """Whether an evaluation, a panels' update or a plot legend's placement is still to come."""
+        return self.timer.isActive() or self.panels_timer.isActive() or any(p.legend_pending() for p in self.w.built_plots())
 
     def refresh(self) -> None:
-        """Evaluate (if the model's inputs changed), draw the visible plot, fill the panels."""
+        """Evaluate (if the model's inputs changed) and draw the visible plot; the panels
+        follow once the plot has painted."""
         self.timer.stop()
+        self.count += 1
         w = self.w
         if self.model_changed:
             self.model_changed = False
-            self.count += 1
             ev = evaluate_scenario(w.doc.scenario, w.catalog)
             self.colours = assign_colours([c.id for c in ev.chips], self.colours,
                                           len(w.roofline_plot.style.palette))
             self.evaluation = ev
             self.stale = {TAB_ROOFLINE: True, TAB_SWEEP: True}
         self.show_tab(w.tabs.currentIndex())
-        self.refresh_panels()
+        self.panels_timer.start()
 
     def show_tab(self, index: int) -> None:
         """Draw the plot of a tab, unless it shows the last evaluation already."""
@@ -134,6 +146,7 @@ class LiveEvaluator(QObject):
 
     def refresh_panels(self) -> None:
         """Show the last evaluation in the panels around the plot."""
+        self.panels_timer.stop()
         w = self.w
         ev = self.evaluation
         if ev is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QDockWidget, QFrame, QLabel, QMainWindow, QScrollArea,
                                QStackedWidget, QTabWidget, QToolButton, QVBoxLayout, QWidget)
@@ -29,6 +29,7 @@ from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
 from roofgui.gui.menus import build_menus
 from roofgui.gui.notice_bar import NoticeBar, palette_is_dark
+from roofgui.gui.window_layout import default_dock_sizes, dropped_scenario, restore_layout, save_layout
 from roofgui.gui.results import ResultsPanel
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import load_optional_op_kinds
@@ -163,7 +164,7 @@ class MainWindow(QMainWindow):
     def _open_first(self, open_path: str | Path | None, restore: bool) -> None:
         """What to show first: the file asked for, the last session, or the default example."""
         if restore:
-            self._restore_layout()
+            self._layout_restored = restore_layout(self, self.controller.settings)
         opened = False
         if open_path is not None:
             opened = self.controller.open_path(open_path, ask=False)
@@ -181,7 +182,7 @@ class MainWindow(QMainWindow):
                 f"{len(self.catalog.errors)} chip file(s) could not be read: "
                 + "; ".join(str(e) for e in self.catalog.errors[:2]), 15000)
         if not self._layout_restored:
-            self._default_dock_sizes()  # (again in the first showEvent, for the size shown)
+            default_dock_sizes(self)  # (again in the first showEvent, for the size shown)
         self.live.flush()
         self._update_title()
         self._update_heading(ALL)
@@ -269,21 +270,16 @@ class MainWindow(QMainWindow):
             self.doc.set_view(None)
 
     def _on_replaced(self) -> None:
-        # a new document: show its saved zoom, or fit
+        """A new document: show its saved zoom, or fit."""
         self.live.flush()
         # (labels follow at the next evaluation or paint, whichever comes first)
         self.roofline_plot.set_view(self.doc.scenario.view.roofline, layout=False)
-        for p in (self._sweep_plot, self._llm_sweep_plot):
-            if p is not None:
-                p.fit(layout=False)
+        for p in self.built_plots()[1:]:
+            p.fit(layout=False)
 
     def _update_title(self) -> None:
-        # (Qt is told only of a change)
-        title, modified = f"{self.doc.display_name()}[*] — {APP_TITLE}", self.doc.is_modified()
-        if title != self.windowTitle():
-            self.setWindowTitle(title)
-        if modified != self.isWindowModified():
-            self.setWindowModified(modified)
+        self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")
+        self.setWindowModified(self.doc.is_modified())
 
     def _update_heading(self, part: str, _origin: object = None) -> None:
         if part not in (TITLE, ALL):
@@ -303,32 +299,26 @@ class MainWindow(QMainWindow):
 
     def open_export(self) -> None:
         try:
-            from roofgui.gui.export_dialog import ExportDialog  # type: ignore[import-not-found]
-        except ImportError as e:
+            from roofgui.gui.export_dialog import ExportDialog
+        except ImportError as e:  # (a build without export)
             self.statusBar().showMessage(f"Export is not available: {e}", 5000)
             return
         self.live.flush()
-        dlg = ExportDialog(self)
-        dlg.open() if hasattr(dlg, "open") else dlg.exec()
+        ExportDialog(self).open()
 
     def copy_plot_image(self) -> None:
         self.live.flush()
         try:
-            from roofgui.gui import export_dialog  # type: ignore[attr-defined]
-        except ImportError:
-            export_dialog = None
-        fn = getattr(export_dialog, "copy_to_clipboard", None) if export_dialog else None
-        if fn is not None:
-            fn(self)
-        else:
+            from roofgui.gui.export_dialog import copy_to_clipboard
+        except ImportError:  # (a build without export: the plot as it is on screen)
             QGuiApplication.clipboard().setPixmap(self.current_plot().grab())
+        else:
+            copy_to_clipboard(self)
         self.statusBar().showMessage("Plot copied to the clipboard", 3000)
 
     def show_about(self) -> None:
-        try:
-            from roofgui.gui.about import show_about
-        except ImportError:
-            return
+        from roofgui.gui.about import show_about
+
         show_about(self)
 
     # -- palette -------------------------------------------------------------------------
@@ -345,24 +335,14 @@ class MainWindow(QMainWindow):
         super().changeEvent(e)
 
     # -- drag and drop ------------------------------------------------------------------------
-    @staticmethod
-    def _dropped_scenario(event) -> str | None:
-        md = event.mimeData()
-        if md is None or not md.hasUrls():
-            return None
-        for url in md.urls():
-            if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
-                return url.toLocalFile()
-        return None
-
     def dragEnterEvent(self, event) -> None:  # noqa: N802
-        if self._dropped_scenario(event):
+        if dropped_scenario(event):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
     def dropEvent(self, event) -> None:  # noqa: N802
-        path = self._dropped_scenario(event)
+        path = dropped_scenario(event)
         if path is None:
             super().dropEvent(event)
             return
@@ -370,47 +350,21 @@ class MainWindow(QMainWindow):
         self.controller.open_path(path)  # asks about unsaved changes first
 
     # -- layout and closing ------------------------------------------------------------------
-    def _restore_layout(self) -> None:
-        s = self.controller.settings
-        geo = s.value("window/geometry")
-        state = s.value("window/state")
-        if isinstance(geo, QByteArray) and not geo.isEmpty():
-            self.restoreGeometry(geo)
-        if isinstance(state, QByteArray) and not state.isEmpty():
-            self._layout_restored = self.restoreState(state)
-        tab = s.value("window/tab", 0)
-        try:
-            self.tabs.setCurrentIndex(int(tab))
-        except (TypeError, ValueError):
-            pass
-
-    def _default_dock_sizes(self) -> None:
-        h = max(self.height(), 600)
-        self.resizeDocks([self.form_dock], [390], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.form_dock, self.chips_dock], [int(h * 0.6), int(h * 0.4)],
-                         Qt.Orientation.Vertical)
-        self.resizeDocks([self.results_dock], [int(h * 0.32)], Qt.Orientation.Vertical)
-
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
         if not self._layout_restored:
             self._layout_restored = True
-            self._default_dock_sizes()
+            default_dock_sizes(self)
 
     def reset_layout(self) -> None:
-        state = getattr(self, "_default_state", None)
         for d in (self.form_dock, self.chips_dock, self.results_dock):
             d.setFloating(False)
             d.show()
-        if state is not None:
-            self.restoreState(state)
-        self._default_dock_sizes()
+        self.restoreState(self._default_state)
+        default_dock_sizes(self)
 
     def save_layout(self) -> None:
-        s = self.controller.settings
-        s.setValue("window/geometry", self.saveGeometry())
-        s.setValue("window/state", self.saveState())
-        s.setValue("window/tab", self.tabs.currentIndex())
+        save_layout(self, self.controller.settings)
         self.controller.save_session()
 
     def closeEvent(self, event) -> None:  # noqa: N802

@@ -227,14 +227,17 @@ class ResultsPanel(QWidget):
         bold_keys = {"bound"} | ({f"critical:{crit[0]}"} if crit else set())
         for c, (e, rec) in enumerate(zip(entries, recs)):
             head = rec["chip_name"].replace(" (", "\n(", 1) + (f"\n{e.phase}" if e.phase else "")
-            self.table.horizontalHeaderItem(c).setText(head)
+            if self.table.horizontalHeaderItem(c).text() != head:
+                self.table.horizontalHeaderItem(c).setText(head)
             extra = extra_cols[c] if c < len(extra_cols) else {}
             for r, (label, key, fmt, _tip) in enumerate(rows):
                 self._set_cell(self.table.item(r, c), cell_text(fmt, key, rec, extra, label), key,
                                key in bold_keys)
         for r, (label, _key, _fmt, tip) in enumerate(rows):
-            self.table.verticalHeaderItem(r).setText(label)
-            self.table.verticalHeaderItem(r).setToolTip(tip)
+            head = self.table.verticalHeaderItem(r)
+            if head.text() != label:
+                head.setText(label)
+                head.setToolTip(tip)
         self._fit_columns()
         self._set_working(working_text(op, entries, recs, extra_lines))
 
@@ -243,9 +246,13 @@ class ResultsPanel(QWidget):
         if item.text() != text:
             item.setText(text)
             item.setToolTip(text)
-        item.setData(KEY_ROLE, key)
+        if item.data(KEY_ROLE) != key:
+            item.setData(KEY_ROLE, key)
         colour = BOUND_COLOURS.get(text) if key == "bound" else None
-        item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
+        brush = item.foreground()
+        if (brush.style() != Qt.BrushStyle.NoBrush) != (colour is not None) or (
+                colour is not None and brush.color().name() != colour):
+            item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
         if item.font().bold() != bold:
             f = item.font()
             f.setBold(bold)

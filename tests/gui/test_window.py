@@ -646,3 +646,32 @@ def test_the_form_shrinks_back_after_an_llm_step(window, qtbot, shipped):
     flush(window)
     qtbot.wait(20)
     assert editor.dtype_box.y() == y_matmul
+
+
+def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
+    """The plot is painted first; results, chip colours and bounds follow after its paint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    flush(window)
+    order = []
+
+    class Spy(QObject):
+        def eventFilter(self, obj, ev):  # noqa: N802
+            if ev.type() == QEvent.Type.Paint:
+                order.append("plot painted")
+            return False
+
+    spy = Spy()
+    window.roofline_plot.viewport().installEventFilter(spy)
+    real = window.results.update_from
+    window.results.update_from = lambda *a: (order.append("results"), real(*a))
+    edit = window.form.editor.dim_edit("B")
+    edit.setText("777")
+    edit.textEdited.emit("777")
+    qtbot.waitUntil(lambda: "results" in order and "plot painted" in order, timeout=5000)
+    assert order.index("plot painted") < order.index("results")
+    assert "B=777" in window.results.heading.text()
+    qtbot.waitUntil(lambda: not window.live.pending(), timeout=5000)  # nothing left to come
