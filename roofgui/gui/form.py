@@ -103,6 +103,18 @@ class SweepControls(QWidget):
     def __init__(self, doc: ScenarioDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
+        self._build()
+        for ed in (self.start_edit, self.stop_edit):
+            ed.validityChanged.connect(self._show_messages)
+            ed.invalid.connect(lambda _m: self._show_messages())
+            ed.editingFinished.connect(doc.seal)
+        self.start_edit.check = self._start_problem
+        self.stop_edit.check = self._stop_problem
+        self.bindings = self._bind()
+        doc.changed.connect(self._on_changed)
+        self.sync(None)
+
+    def _build(self) -> None:
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
         lay.setSpacing(6)
@@ -130,12 +142,22 @@ class SweepControls(QWidget):
         self.message.setStyleSheet("color: #d32f2f;")
         self.message.setWordWrap(True)
         lay.addWidget(self.message, 1)
-        self.start_edit.message.hide()
+        self.start_edit.message.hide()  # (their messages share one line: self.message)
         self.stop_edit.message.hide()
-        for ed in (self.start_edit, self.stop_edit):
-            ed.validityChanged.connect(self._show_messages)
-            ed.invalid.connect(lambda _m: self._show_messages())
-            ed.editingFinished.connect(doc.seal)
+
+    def _start_problem(self, v: float) -> str | None:
+        sw = self.doc.scenario.sweep
+        if v >= sw.stop:
+            return f"must be less than To ({sw.stop:g})"
+        low = _sweep_minimum(self.doc.scenario)
+        return None if v >= low else f"must be at least {low:g} for {sw.dim}"
+
+    def _stop_problem(self, v: float) -> str | None:
+        start = self.doc.scenario.sweep.start
+        return None if v > start else f"must be greater than From ({start:g})"
+
+    def _bind(self) -> list[Binding]:
+        doc = self.doc
 
         def apply(b: Binding, v: Any) -> None:
             doc.edit(f"Set sweep {b.text}", lambda s: b.write(s, v), part=SWEEP,
@@ -154,16 +176,7 @@ class SweepControls(QWidget):
         def w_stop(s: Scenario, v: float) -> None:
             s.sweep.stop = v
 
-        def start_problem(v: float) -> str | None:
-            if v >= doc.scenario.sweep.stop:
-                return f"must be less than To ({doc.scenario.sweep.stop:g})"
-            low = _sweep_minimum(doc.scenario)
-            return None if v >= low else f"must be at least {low:g} for {doc.scenario.sweep.dim}"
-
-        self.start_edit.check = start_problem
-        self.stop_edit.check = lambda v: (None if v > doc.scenario.sweep.start else
-                                          f"must be greater than From ({doc.scenario.sweep.start:g})")
-        self.bindings = [
+        return [
             bind(self.dim_combo, lambda s: s.sweep.dim, w_dim, key="dim", text="dimension", apply=apply),
             bind(self.start_edit, lambda s: s.sweep.start, w_start, key="start", text="start",
                  apply=apply),
@@ -171,8 +184,6 @@ class SweepControls(QWidget):
                  apply=apply),
             bind(self.y_combo, lambda s: s.sweep.y, w_y, key="y", text="y axis", apply=apply),
         ]
-        doc.changed.connect(self._on_changed)
-        self.sync(None)
 
     def _on_changed(self, part: str, origin: object) -> None:
         """The sweep, or the ops' kinds (their dimensions are the choices), changed."""

@@ -71,7 +71,13 @@ class OpListPanel(QWidget):
         self.list.setMinimumHeight(60)
         self.list.setMaximumHeight(140)
         lay.addWidget(self.list)
+        lay.addLayout(self._build_buttons())
+        self.list.currentRowChanged.connect(self._on_row_changed)
+        self.list.itemChanged.connect(self._on_item_changed)
+        doc.changed.connect(self._on_changed)
+        self.sync(None)
 
+    def _build_buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
         row.setSpacing(2)
         self.add_button = QToolButton()
@@ -109,12 +115,7 @@ class OpListPanel(QWidget):
         self.down_button = button("▼", "Move the selected op down", lambda: self.move_op(1), "Alt+Down")
         self.down_button.setAccessibleName("Move down")
         row.addStretch(1)
-        lay.addLayout(row)
-
-        self.list.currentRowChanged.connect(self._on_row_changed)
-        self.list.itemChanged.connect(self._on_item_changed)
-        doc.changed.connect(self._on_changed)
-        self.sync(None)
+        return row
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(320, 120)
