@@ -254,9 +254,9 @@ class ChipEditorDialog(QDialog):
         h.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         h.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self._rows = figure_rows(base)
-        self.table.setRowCount(len(self._rows))
-        for r, (key, label, fig, unit) in enumerate(self._rows):
+        self.rows = figure_rows(base)
+        self.table.setRowCount(len(self.rows))
+        for r, (key, label, fig, unit) in enumerate(self.rows):
             name = QTableWidgetItem(label + (f" ({unit})" if unit else ""))
             name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(r, 0, name)
@@ -278,7 +278,7 @@ class ChipEditorDialog(QDialog):
         links: dict[str, Link] = {}
         cap = bw = ach = None
         uses_user = False
-        for r, (key, label, fig, unit) in enumerate(self._rows):
+        for r, (key, label, fig, unit) in enumerate(self.rows):
             new = self._row_figure(r, label, fig, unit)
             if new is None:
                 continue

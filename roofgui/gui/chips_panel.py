@@ -337,7 +337,7 @@ class ChipsPanel(QWidget):
             return
         from roofgui.gui.chip_dialogs import ChipEditorDialog
         dlg = ChipEditorDialog(base, self.catalog, editing=False, parent=self)
-        dlg.saved.connect(self._after_save)
+        dlg.saved.connect(self.after_save)
         dlg.open()
 
     def edit_custom(self) -> None:
@@ -346,10 +346,11 @@ class ChipsPanel(QWidget):
             return
         from roofgui.gui.chip_dialogs import ChipEditorDialog
         dlg = ChipEditorDialog(chip, self.catalog, editing=True, parent=self)
-        dlg.saved.connect(self._after_save)
+        dlg.saved.connect(self.after_save)
         dlg.open()
 
-    def _after_save(self, chip_id: str) -> None:
+    def after_save(self, chip_id: str) -> None:
+        """A custom chip was saved: list it, select it and check it."""
         self.reload()
         self.select_chip(chip_id)
         if chip_id not in self.doc.scenario.chips:

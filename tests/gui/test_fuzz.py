@@ -471,7 +471,7 @@ def test_custom_chip_editor_refuses_junk_in_every_figure(window):
     dlg = ChipEditorDialog(base, window.catalog, parent=window)
     try:
         target = user_chip_dir() / f"{dlg.id_edit.text()}.toml"
-        for r, (key, label, fig, unit) in enumerate(dlg._rows):
+        for r, (key, label, fig, unit) in enumerate(dlg.rows):
             original = dlg.table.item(r, 1).text()
             for text in ["0", "-1", "nan", "inf", "1e400", "٣", "💥", "abc", "1e22", "0.5", "\x00",
                          "9" * 70]:

@@ -156,7 +156,8 @@ def test_checking_a_chip_adds_its_roofs_and_changes_the_regions(window, qtbot):
     assert regions_after != regions_before  # v5p's ridge (166) starts the yellow band earlier
     assert window.results.table.columnCount() == 3
     # its colour swatch matches the plot
-    assert window.chips_panel._colours["tpu-v5p"] == window.chip_colours()["tpu-v5p"]
+    swatch = window.chips_panel.item("tpu-v5p").data(0, int(Qt.ItemDataRole.UserRole) + 1)
+    assert swatch == window.chip_colours()["tpu-v5p"]
     # unchecking removes it again
     item.setCheckState(0, Qt.CheckState.Unchecked)
     flush(window)
