@@ -7,7 +7,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from roofgui.gui.document import SELECTED, TITLE
 from roofgui.model.errors import ModelError
-from roofgui.model.scenario import Evaluation, evaluate_scenario, sweep_scenario
+from roofgui.model.scenario import Evaluation, evaluate_scenario, resolve_chips, sweep_scenario
 from roofgui.presentation.plotdata import assign_colours
 
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
@@ -31,7 +31,8 @@ class LiveEvaluator(QObject):
     (results, chips' colours, the ops' bounds, notices) follow in the next pass of the
     event loop, after the plot's paint: they cost a few milliseconds that would otherwise
     delay its pixels (measured: see the commit that made them so).  Only the visible plot is
-    drawn; the other is drawn when its tab is shown.  A title changes nothing plotted,
+    drawn; the other is drawn when its tab is shown.  On the Sweep tab the roofline
+    evaluation, which only the panels need there, is made after the sweep's paint too.  A title changes nothing plotted,
     and another op selected needs no evaluation (only the op the roofline emphasises, the
     results, and the LLM sweep, which follows the step selected, change).
     """
@@ -45,13 +46,18 @@ class LiveEvaluator(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.refresh)
-        # the panels follow in the next pass of the event loop, after the plot's paint
+        # The panels follow in the pass of the event loop after the plot's paint: the refresh
+        # asks for the repaint, which the next pass delivers ahead of its timers; the hop
+        # starts the panels' timer from that pass, so they run in the one after it.
         self.panels_timer = QTimer(self)
         self.panels_timer.setSingleShot(True)
         self.panels_timer.setInterval(0)
         self.panels_timer.timeout.connect(self.refresh_panels)
-        #: the evaluation of the scenario as it was at the last refresh
-        self.evaluation: Evaluation | None = None
+        self.hop_timer = QTimer(self)
+        self.hop_timer.setSingleShot(True)
+        self.hop_timer.setInterval(0)
+        self.hop_timer.timeout.connect(self.panels_timer.start)
+        self._evaluation: Evaluation | None = None  # (None: to evaluate when first read)
         self.sweep_errors: list[str] = []
         #: palette slot per chip id, shared by every plot: a chip has one colour throughout
         self.colours: dict[str, int] = {}
@@ -59,6 +65,14 @@ class LiveEvaluator(QObject):
         self.count = 0
         self.model_changed = True  # the next refresh evaluates (else: another op selected)
         self.stale = {TAB_ROOFLINE: True, TAB_SWEEP: True}  # plots to draw when shown
+
+    @property
+    def evaluation(self) -> Evaluation:
+        """The roofline evaluation of the scenario as at the last refresh.  On the Sweep tab
+        it is made after the sweep's paint, for the panels: the sweep needs only the chips."""
+        if self._evaluation is None:
+            self._evaluation = evaluate_scenario(self.w.doc.scenario, self.w.catalog)
+        return self._evaluation
 
     def on_changed(self, part: str, _origin: object = None) -> None:
         """The document's change: evaluate again unless it changed nothing plotted."""
@@ -79,14 +93,15 @@ class LiveEvaluator(QObject):
         (tests, export)."""
         if self.timer.isActive():
             self.refresh()
-        if self.panels_timer.isActive():
+        if self.hop_timer.isActive() or self.panels_timer.isActive():
             self.refresh_panels()
         for p in self.w.built_plots():
             p.flush_legend()
 
     def pending(self) -> bool:
         """Whether an evaluation, a panels' update or a plot legend's placement is still to come."""
-        return self.timer.isActive() or self.panels_timer.isActive() or any(p.legend_pending() for p in self.w.built_plots())
+        return (self.timer.isActive() or self.hop_timer.isActive() or self.panels_timer.isActive()
+                or any(p.legend_pending() for p in self.w.built_plots()))
 
     def refresh(self) -> None:
         """Evaluate (if the model's inputs changed) and draw the visible plot; the panels
@@ -96,25 +111,24 @@ class LiveEvaluator(QObject):
         w = self.w
         if self.model_changed:
             self.model_changed = False
-            ev = evaluate_scenario(w.doc.scenario, w.catalog)
-            self.colours = assign_colours([c.id for c in ev.chips], self.colours,
+            self._evaluation = None
+            chips, _ = resolve_chips(w.doc.scenario, w.catalog)
+            self.colours = assign_colours([c.id for c in chips], self.colours,
                                           len(w.roofline_plot.style.palette))
-            self.evaluation = ev
             self.stale = {TAB_ROOFLINE: True, TAB_SWEEP: True}
         self.show_tab(w.tabs.currentIndex())
-        self.panels_timer.start()
+        self.hop_timer.start()
 
     def show_tab(self, index: int) -> None:
         """Draw the plot of a tab, unless it shows the last evaluation already."""
         w = self.w
         sc = w.doc.scenario
-        if self.evaluation is None:
-            return
         if index == TAB_SWEEP:
             if self.stale[TAB_SWEEP]:
                 self.stale[TAB_SWEEP] = False
                 self.draw_sweep()
-                self.show_notices()
+                if self._evaluation is not None:  # (else the panels show the notices)
+                    self.show_notices()
             return
         if self.stale[TAB_ROOFLINE]:
             self.stale[TAB_ROOFLINE] = False
@@ -146,11 +160,10 @@ class LiveEvaluator(QObject):
 
     def refresh_panels(self) -> None:
         """Show the last evaluation in the panels around the plot."""
+        self.hop_timer.stop()
         self.panels_timer.stop()
         w = self.w
         ev = self.evaluation
-        if ev is None:
-            return
         w.results.update_from(w.doc.scenario, ev)
         w.chips_panel.set_colours(w.chip_colours())
         w.form.ops.set_bounds(op_bounds(ev))
