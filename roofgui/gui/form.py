@@ -2,8 +2,8 @@
 sweep settings.
 
 The op list lives in :mod:`.op_list` (:class:`OpListPanel`) and the editor of the selected
-op in :mod:`.op_editor` (:class:`OpEditor`, its page of fields per op kind and the parameter
-specs); their public names are re-exported here.  This module holds the scenario's title,
+op in :mod:`.op_editor` (:class:`OpEditor`, with its page of fields per op kind in
+:mod:`.op_fields`).  This module holds the scenario's title,
 :class:`ScenarioForm` (the title, the op list and the op editor together) and
 :class:`SweepControls`.
 
@@ -28,9 +28,8 @@ from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import Scenario
 from roofgui.model.units import MIN_VALUE
 from roofgui.gui.document import ALL, OPS, SWEEP, TITLE, ScenarioDocument
-from roofgui.gui.op_editor import DTYPE_HELP, LINK_LABELS, PARAM_PROVIDERS, ParamSpec  # noqa: F401
-from roofgui.gui.op_editor import OpEditor, change_kind, kind_items  # noqa: F401
-from roofgui.gui.op_list import OpListPanel, unique_name  # noqa: F401
+from roofgui.gui.op_editor import OpEditor
+from roofgui.gui.op_list import OpListPanel
 from roofgui.gui.widgets import (Binding, QuantityEdit, bind, make_combo, make_label,
                                  set_combo_items)
 

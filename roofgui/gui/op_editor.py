@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, Q
                                QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
 from roofgui.gui.document import ALL, OPS, SELECTED, ScenarioDocument, op_part
-from roofgui.gui.op_fields import PARAM_PROVIDERS, KindPage, ParamSpec
+from roofgui.gui.op_fields import KindPage
 from roofgui.gui.widgets import Binding, QuantityEdit, bind, make_combo, make_label, set_combo_items
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import LINK_NAMES, SCALE_UP
@@ -24,8 +24,6 @@ from roofgui.model.dtypes import DTYPES
 from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, OpKind
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
 
-__all__ = ["DTYPE_HELP", "LINK_LABELS", "PARAM_PROVIDERS", "OpEditor", "ParamSpec", "change_kind",
-           "kind_items"]
 
 LINK_LABELS = {
     SCALE_UP: "Each chip's scale-up link (ICI / NVLink / xGMI …)",

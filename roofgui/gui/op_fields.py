@@ -132,6 +132,7 @@ class KindPage(QWidget):
         self.bindings: list[Binding] = []
         self.enabling: list[tuple[QWidget, Callable[[dict], bool]]] = []
         self.edits: dict[str, QuantityEdit] = {}
+        self._op: OpSpec | None = None  # the op shown (a parameter's check tries values on it)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -202,7 +203,7 @@ class KindPage(QWidget):
     def _param_problem(self, write: Callable[[OpSpec, Any], None], value: Any) -> str | None:
         """What the model says of the shown op with this parameter value (None: it is fine),
         so that a value the model would refuse is refused in its field."""
-        op = getattr(self, "_op", None)
+        op = self._op
         if op is None:
             return None
         trial = copy.deepcopy(op)
@@ -213,10 +214,6 @@ class KindPage(QWidget):
         except ModelError as e:
             return str(e)
         return None
-
-    def set_op(self, op: OpSpec) -> None:
-        """The op whose fields these are (a parameter's check tries values on it)."""
-        self._op = op
 
     def show(self, op: OpSpec, force: bool) -> None:
         self._op = op

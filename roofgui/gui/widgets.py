@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QLineEdit, QSizePolicy, QVBoxLayout,
+                               QWidget)
 
 from roofgui.model.errors import ModelError
 from roofgui.model.units import MAX_VALUE, parse_quantity
@@ -286,15 +286,3 @@ def bind(widget: QWidget, read: Callable[[Any], Any], write: Callable[[Any, Any]
     else:  # pragma: no cover - programming error
         raise TypeError(f"cannot bind {type(widget).__name__}")
     return b
-
-
-class HRow(QWidget):
-    """Widgets side by side with no margins."""
-
-    def __init__(self, *widgets: QWidget, spacing: int = 4) -> None:
-        super().__init__()
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(spacing)
-        for w in widgets:
-            lay.addWidget(w)

@@ -8,7 +8,8 @@ import pytest
 from PySide6.QtWidgets import QCheckBox, QComboBox
 
 from roofgui.gui.document import ALL, ScenarioDocument
-from roofgui.gui.form import ScenarioForm, SweepControls, change_kind
+from roofgui.gui.form import ScenarioForm, SweepControls
+from roofgui.gui.op_editor import change_kind
 from roofgui.gui.widgets import QuantityEdit
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS, DimSpec, OpKind, Work, get_dtype

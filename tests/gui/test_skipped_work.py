@@ -51,7 +51,7 @@ def test_the_results_panel_updated_edit_by_edit_shows_what_a_fresh_one_shows(win
                 v = rng.choice([64, 256, 1024, 8192])
                 doc.edit("dim", lambda s, name=name, v=v: s.ops[i].dims.__setitem__(name, float(v)))
         elif what == "kind" and sc.ops:
-            from roofgui.gui.form import change_kind
+            from roofgui.gui.op_editor import change_kind
             k = rng.choice(kinds)
             doc.edit("kind", lambda s, k=k: change_kind(s.ops[i], k))
         elif what == "shard" and sc.ops and sc.ops[i].kind == "matmul":
