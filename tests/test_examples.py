@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import roofgui.model.llm as llm  # registers the LLM step, so its examples load (else they are skipped)
-from roofgui.gui.document import examples
+from roofgui.gui.examples import examples
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import Scenario

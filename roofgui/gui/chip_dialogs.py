@@ -23,10 +23,31 @@ from roofgui.model.chip_file import chip_to_toml, parse_chip_toml
 from roofgui.model.chips import KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link
 from roofgui.model.dtypes import PEAK_KEYS
 from roofgui.model.errors import ModelError
-from roofgui.model.units import format_si, parse_quantity
+from roofgui.model.units import format_number, format_si, parse_quantity
 
 USER_SOURCE = "user"
 USER_CITATION = "Entered by the user in Roofline Explorer"
+
+
+def chip_headline(chip: Chip) -> tuple[str, str, str]:
+    """(bf16 peak, HBM bandwidth, critical intensity) as short text."""
+    try:
+        peak = chip.headline_peak()
+        p = format_si(peak.value, "FLOP/s")
+        ridge = format_number(round(chip.critical_intensity))
+    except ModelError:
+        p, ridge = "—", "—"
+    return p, format_si(chip.hbm_bandwidth.value, "B/s"), ridge
+
+
+def chip_tooltip(chip: Chip) -> str:
+    p, bw, ridge = chip_headline(chip)
+    links = ", ".join(f"{n} {format_si(l.bandwidth.value, 'B/s')}" for n, l in chip.links.items())
+    kind = "preset (read-only)" if chip.builtin else f"custom chip ({chip.path})"
+    lines = [chip.name, chip.summary, f"bf16 peak {p} · HBM {bw} · "
+             f"{format_si(chip.hbm_capacity.value, 'B')} · critical intensity {ridge} FLOP/B",
+             f"Links: {links or 'none'}", kind, "Double-click for the full spec and its sources."]
+    return "\n".join(x for x in lines if x)
 
 
 def figure_rows(chip: Chip) -> list[tuple[str, str, Figure | None, str]]:
@@ -71,8 +92,22 @@ class ChipSpecDialog(QDialog):
                      f"<code>{html.escape(chip.id)}</code><br>{html.escape(chip.summary)}<br>"
                      f"<i>{origin}</i>")
         lay.addWidget(head)
-
         split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self._build_table(chip))
+        split.addWidget(self._build_sources(chip))
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        lay.addWidget(split, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        copy = QPushButton("Copy as custom chip…")
+        copy.setToolTip("Create your own chip starting from these figures")
+        copy.clicked.connect(self._copy)
+        buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+
+    def _build_table(self, chip: Chip) -> QTableWidget:
+        """Every figure the chip has: its value, source and note."""
         self.table = QTableWidget(0, 4)
         self.table.setAccessibleName("Figures")
         self.table.setHorizontalHeaderLabels(["Figure", "Value", "Source", "Note"])
@@ -109,8 +144,9 @@ class ChipSpecDialog(QDialog):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, c, item)
         self.table.resizeRowsToContents()
-        split.addWidget(self.table)
+        return self.table
 
+    def _build_sources(self, chip: Chip) -> QTextBrowser:
         self.sources = QTextBrowser()
         self.sources.setAccessibleName("Sources")
         self.sources.setOpenExternalLinks(True)
@@ -120,18 +156,7 @@ class ChipSpecDialog(QDialog):
             text = re.sub(r"(https?://[^\s<]+)", r"<a href='\1'>\1</a>", text)
             items.append(f"<p><b>{html.escape(k)}</b>: {text}</p>")
         self.sources.setHtml("<h4>Sources</h4>" + "".join(items))
-        split.addWidget(self.sources)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        lay.addWidget(split, 1)
-
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        copy = QPushButton("Copy as custom chip…")
-        copy.setToolTip("Create your own chip starting from these figures")
-        copy.clicked.connect(self._copy)
-        buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.rejected.connect(self.reject)
-        lay.addWidget(buttons)
+        return self.sources
 
     def _copy(self) -> None:
         self.accept()
@@ -169,6 +194,26 @@ class ChipEditorDialog(QDialog):
         self.setWindowTitle(f"Edit {base.name}" if editing else f"New chip from {base.name}")
         self.resize(820, 640)
         lay = QVBoxLayout(self)
+        lay.addLayout(self._build_form(base, catalog, editing))
+        lay.addWidget(self._build_table(base), 1)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #d32f2f;")
+        self.error.setAccessibleName("Problem")
+        lay.addWidget(self.error)
+        note = QLabel(f"Saved to your chip directory ({catalog.user_dir or 'user data'}); "
+                      "it is there on the next launch.")
+        note.setWordWrap(True)
+        note.setEnabled(False)
+        lay.addWidget(note)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+
+    def _build_form(self, base: Chip, catalog: Catalog, editing: bool) -> QFormLayout:
+        """Id, name, vendor, kind and summary."""
         form = QFormLayout()
 
         def line(label: str, text: str, tip: str) -> QLineEdit:
@@ -194,8 +239,10 @@ class ChipEditorDialog(QDialog):
         kl.setBuddy(self.kind_combo)
         form.addRow(kl, self.kind_combo)
         self.summary_edit = line("Summary", base.summary, "One line about the chip.")
-        lay.addLayout(form)
+        return form
 
+    def _build_table(self, base: Chip) -> QTableWidget:
+        """Every figure a chip may have, editable: value, source and note."""
         self.table = QTableWidget(0, 4)
         self.table.setAccessibleName("Figures")
         self.table.setToolTip("Double-click a value, source or note to edit it. Leave a value empty to "
@@ -207,9 +254,9 @@ class ChipEditorDialog(QDialog):
         h.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         h.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self._rows = figure_rows(base)
-        self.table.setRowCount(len(self._rows))
-        for r, (key, label, fig, unit) in enumerate(self._rows):
+        self.rows = figure_rows(base)
+        self.table.setRowCount(len(self.rows))
+        for r, (key, label, fig, unit) in enumerate(self.rows):
             name = QTableWidgetItem(label + (f" ({unit})" if unit else ""))
             name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(r, 0, name)
@@ -219,23 +266,7 @@ class ChipEditorDialog(QDialog):
             self.table.setItem(r, 3, QTableWidgetItem("" if fig is None else fig.note))
         self.table.setColumnWidth(1, 110)
         self.table.setColumnWidth(2, 90)
-        lay.addWidget(self.table, 1)
-
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #d32f2f;")
-        self.error.setAccessibleName("Problem")
-        lay.addWidget(self.error)
-        note = QLabel(f"Saved to your chip directory ({catalog.user_dir or 'user data'}); "
-                      "it is there on the next launch.")
-        note.setWordWrap(True)
-        note.setEnabled(False)
-        lay.addWidget(note)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                        | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
-        lay.addWidget(self.buttons)
+        return self.table
 
     # -- building the chip ---------------------------------------------------------
     def build(self) -> Chip:
@@ -247,38 +278,11 @@ class ChipEditorDialog(QDialog):
         links: dict[str, Link] = {}
         cap = bw = ach = None
         uses_user = False
-        for r, (key, label, fig, unit) in enumerate(self._rows):
-            text = self.table.item(r, 1).text().strip()
-            src = self.table.item(r, 2).text().strip()
-            note = self.table.item(r, 3).text().strip()
-            self.table.item(r, 1).setBackground(QBrush())
-            if not text:
+        for r, (key, label, fig, unit) in enumerate(self.rows):
+            new = self._row_figure(r, label, fig, unit)
+            if new is None:
                 continue
-            try:
-                if unit == "" and text.endswith("%"):
-                    value = parse_quantity(text[:-1], label) / 100.0
-                else:
-                    value = parse_quantity(text, label, max_value=1e21,
-                                           min_value=MIN_FIGURE if unit else 0.0)
-            except ModelError:
-                self.table.item(r, 1).setBackground(QBrush(QColor("#f8d7da")))
-                self.table.setCurrentCell(r, 1)
-                raise
-            changed = fig is None or f"{fig.value:.6g}" != text
-            if changed and (fig is None or src == fig.source):
-                src = USER_SOURCE
-            if not src:
-                src = USER_SOURCE
-            if src == USER_SOURCE:
-                uses_user = True
-            if changed and fig is not None and value != fig.value and src == USER_SOURCE:
-                was = f"was {fig.value:.6g} ({fig.source})"
-                if was not in note:
-                    note = f"{note}; {was}" if note else was
-            if changed or fig is None:
-                new = Figure(value, src, False, note, "")
-            else:
-                new = Figure(fig.value, src, fig.sparsity_halved, note, fig.alternatives)
+            uses_user = uses_user or new.source == USER_SOURCE
             group, name = key.split(".", 1)
             if group == "matrix":
                 matrix[name] = new
@@ -311,6 +315,36 @@ class ChipEditorDialog(QDialog):
         # the model's parser is the judge: what we save is what the catalog reads back
         parse_chip_toml(chip_to_toml(chip), f"{cid}.toml")
         return chip
+
+    def _row_figure(self, r: int, label: str, fig: Figure | None, unit: str) -> Figure | None:
+        """The figure row ``r`` holds (None when its value is empty); a changed value is
+        attributed to the user unless its source was edited too.  Raises on a bad value."""
+        text = self.table.item(r, 1).text().strip()
+        src = self.table.item(r, 2).text().strip()
+        note = self.table.item(r, 3).text().strip()
+        self.table.item(r, 1).setBackground(QBrush())
+        if not text:
+            return None
+        try:
+            if unit == "" and text.endswith("%"):
+                value = parse_quantity(text[:-1], label) / 100.0
+            else:
+                value = parse_quantity(text, label, max_value=1e21,
+                                       min_value=MIN_FIGURE if unit else 0.0)
+        except ModelError:
+            self.table.item(r, 1).setBackground(QBrush(QColor("#f8d7da")))
+            self.table.setCurrentCell(r, 1)
+            raise
+        changed = fig is None or f"{fig.value:.6g}" != text
+        if not src or (changed and (fig is None or src == fig.source)):
+            src = USER_SOURCE
+        if changed and fig is not None and value != fig.value and src == USER_SOURCE:
+            was = f"was {fig.value:.6g} ({fig.source})"
+            if was not in note:
+                note = f"{note}; {was}" if note else was
+        if changed or fig is None:
+            return Figure(value, src, False, note, "")
+        return Figure(fig.value, src, fig.sparsity_halved, note, fig.alternatives)
 
     def save(self) -> None:
         try:

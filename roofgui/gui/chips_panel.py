@@ -19,49 +19,19 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.chips import Chip
 from roofgui.model.errors import ModelError
 from roofgui.model.scenario import Scenario
-from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN, format_number, format_si
-from roofgui.gui.document import ScenarioDocument
-from roofgui.gui.widgets import Binding, QuantityEdit, ShownParts, bind, make_label, signals_blocked
+from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN
+from roofgui.gui.chip_dialogs import chip_headline, chip_tooltip
+from roofgui.gui.document import ALL, CHIPS, WHAT_IF, ScenarioDocument
+from roofgui.gui.widgets import Binding, QuantityEdit, bind, make_label, signals_blocked
 
 COL_NAME, COL_PEAK, COL_HBM, COL_RIDGE = range(4)
 _COLOUR_ROLE = int(Qt.ItemDataRole.UserRole) + 1
-
-
-def chip_headline(chip: Chip) -> tuple[str, str, str]:
-    """(bf16 peak, HBM bandwidth, critical intensity) as short text."""
-    try:
-        peak = chip.headline_peak()
-        p = format_si(peak.value, "FLOP/s")
-        ridge = format_number(round(chip.critical_intensity))
-    except ModelError:
-        p, ridge = "—", "—"
-    return p, format_si(chip.hbm_bandwidth.value, "B/s"), ridge
-
-
-def _short(text: str, unit: str) -> str:
-    return text.replace(unit, "").strip()
-
-
-def chip_tooltip(chip: Chip) -> str:
-    p, bw, ridge = chip_headline(chip)
-    links = ", ".join(f"{n} {format_si(l.bandwidth.value, 'B/s')}" for n, l in chip.links.items())
-    kind = "preset (read-only)" if chip.builtin else f"custom chip ({chip.path})"
-    lines = [chip.name, chip.summary, f"bf16 peak {p} · HBM {bw} · "
-             f"{format_si(chip.hbm_capacity.value, 'B')} · critical intensity {ridge} FLOP/B",
-             f"Links: {links or 'none'}", kind, "Double-click for the full spec and its sources."]
-    return "\n".join(x for x in lines if x)
 
 
 def _swatch(colour: str | None) -> QIcon:
     pm = QPixmap(12, 12)
     pm.fill(QColor(colour) if colour else Qt.GlobalColor.transparent)
     return QIcon(pm)
-
-
-def _chip_parts(sc: Scenario) -> tuple:
-    """What the panel shows of a scenario: the checked chips, the what-ifs, derating."""
-    wi = sc.what_if
-    return tuple(sc.chips), wi.peak, wi.hbm, wi.link, sc.derate
 
 
 class ChipsPanel(QWidget):
@@ -75,11 +45,9 @@ class ChipsPanel(QWidget):
         self.catalog = catalog
         self._colours: dict[str, str] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
-        self._shown_checks: tuple | None = None  # (chips, colours) the items show
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
-
         self.filter = QLineEdit()
         self.filter.setObjectName("chip_filter")
         self.filter.setPlaceholderText("Filter chips (name, vendor, id)")
@@ -88,7 +56,18 @@ class ChipsPanel(QWidget):
         self.filter.setToolTip("Show only the chips whose name, vendor or id contains this text.")
         self.filter.textChanged.connect(self._apply_filter)
         lay.addWidget(self.filter)
+        lay.addWidget(self._build_tree(), 1)
+        lay.addLayout(self._build_buttons())
+        lay.addWidget(self._build_what_if())
+        self.bindings = self._bind_what_ifs()
+        self.reload()
+        doc.changed.connect(self._on_changed)
+        doc.replaced.connect(self._on_replaced)
+        # a document opened before the list is shown is scrolled to once the list has its size
+        self._scroll_pending = False
+        self.tree.verticalScrollBar().rangeChanged.connect(self._on_scroll_range)
 
+    def _build_tree(self) -> QTreeWidget:
         self.tree = QTreeWidget()
         self.tree.setObjectName("chip_list")
         self.tree.setAccessibleName("Chips")
@@ -112,8 +91,9 @@ class ChipsPanel(QWidget):
         self.tree.itemChanged.connect(self._on_item_changed)
         self.tree.itemActivated.connect(lambda item, _c: self.show_spec())
         self.tree.currentItemChanged.connect(lambda *_: self._update_buttons())
-        lay.addWidget(self.tree, 1)
+        return self.tree
 
+    def _build_buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
         row.setSpacing(2)
 
@@ -134,9 +114,9 @@ class ChipsPanel(QWidget):
                                   self.edit_custom)
         self.delete_button = button("Delete", "Delete the selected custom chip", self.delete_custom)
         row.addStretch(1)
-        lay.addLayout(row)
+        return row
 
-        # what-ifs and derating
+    def _build_what_if(self) -> QGroupBox:
         box = QGroupBox("What if")
         box.setToolTip("Scale every chip's figures to explore hardware that does not exist yet. "
                        "Multipliers other than 1 are shown in the legend.")
@@ -144,38 +124,39 @@ class ChipsPanel(QWidget):
         g.setContentsMargins(6, 4, 6, 4)
         g.setHorizontalSpacing(6)
         g.setVerticalSpacing(2)
-        wi = {"max_value": WHAT_IF_MAX, "min_value": WHAT_IF_MIN}
-        self.peak_edit = QuantityEdit("Peak ×", "Multiply every chip's peak FLOP/s.", **wi)
-        self.hbm_edit = QuantityEdit("HBM ×", "Multiply every chip's HBM bandwidth.", **wi)
-        self.link_edit = QuantityEdit("Link ×", "Multiply every chip's link bandwidths.", **wi)
+        limits = {"max_value": WHAT_IF_MAX, "min_value": WHAT_IF_MIN}
+        self.peak_edit = QuantityEdit("Peak ×", "Multiply every chip's peak FLOP/s.", **limits)
+        self.hbm_edit = QuantityEdit("HBM ×", "Multiply every chip's HBM bandwidth.", **limits)
+        self.link_edit = QuantityEdit("Link ×", "Multiply every chip's link bandwidths.", **limits)
         for i, (name, ed) in enumerate((("peak", self.peak_edit), ("hbm", self.hbm_edit),
                                         ("link", self.link_edit))):
             ed.setObjectName(f"whatif_{name}")
             ed.setMaximumWidth(70)
             g.addWidget(make_label(ed.label, ed, ed.toolTip()), 0, 2 * i)
             g.addWidget(ed, 0, 2 * i + 1)
-            ed.editingFinished.connect(doc.seal)
+            ed.editingFinished.connect(self.doc.seal)
+            g.addWidget(ed.message, 1, 0, 1, 7)  # (one line for whichever field is bad)
+        self.whatif_message = self.peak_edit.message
         self.reset_button = QToolButton()
         self.reset_button.setText("Reset")
         self.reset_button.setAccessibleName("Reset")
         self.reset_button.setToolTip("Set every what-if multiplier back to 1")
         self.reset_button.clicked.connect(self.reset_what_ifs)
         g.addWidget(self.reset_button, 0, 6)
-        self.whatif_message = self.peak_edit.message  # shared line for whichever field is bad
-        for ed in (self.peak_edit, self.hbm_edit, self.link_edit):
-            g.addWidget(ed.message, 1, 0, 1, 7)
         self.derate_box = QCheckBox("Derate to achievable peak")
         self.derate_box.setObjectName("derate")
         self.derate_box.setAccessibleName("Derate to achievable peak")
         self.derate_box.setToolTip("Use each chip's measured achievable fraction of peak (e.g. ~80 % "
                                    "on H100, ~95 % on TPUs) instead of the spec-sheet peak.")
         g.addWidget(self.derate_box, 2, 0, 1, 7)
-        lay.addWidget(box)
+        return box
 
+    def _bind_what_ifs(self) -> list[Binding]:
         def apply(b: Binding, v: Any) -> None:
-            doc.edit(f"Set {b.text}", lambda s: b.write(s, v), key=b.undo_key(), origin=self)
+            self.doc.edit(f"Set {b.text}", lambda s: b.write(s, v), part=WHAT_IF,
+                          key=b.undo_key(), origin=self)
 
-        def wi(field: str):
+        def multiplier(field: str):
             def write(s: Scenario, v: float) -> None:
                 setattr(s.what_if, field, float(v))
             return write
@@ -183,24 +164,16 @@ class ChipsPanel(QWidget):
         def w_derate(s: Scenario, v: bool) -> None:
             s.derate = bool(v)
 
-        self.bindings = [
-            bind(self.peak_edit, lambda s: s.what_if.peak, wi("peak"), key="whatif.peak",
+        return [
+            bind(self.peak_edit, lambda s: s.what_if.peak, multiplier("peak"), key="whatif.peak",
                  text="peak multiplier", apply=apply),
-            bind(self.hbm_edit, lambda s: s.what_if.hbm, wi("hbm"), key="whatif.hbm",
+            bind(self.hbm_edit, lambda s: s.what_if.hbm, multiplier("hbm"), key="whatif.hbm",
                  text="HBM multiplier", apply=apply),
-            bind(self.link_edit, lambda s: s.what_if.link, wi("link"), key="whatif.link",
+            bind(self.link_edit, lambda s: s.what_if.link, multiplier("link"), key="whatif.link",
                  text="link multiplier", apply=apply),
             bind(self.derate_box, lambda s: s.derate, w_derate, key="derate", text="derating",
                  apply=apply),
         ]
-        self.reload()
-        self._shown = ShownParts(_chip_parts)
-        doc.changed.connect(self._on_changed)
-        doc.replaced.connect(self._on_replaced)
-        # a document opened before the list is shown is scrolled to once the list has its size
-        self._scroll_pending = False
-        self.tree.verticalScrollBar().rangeChanged.connect(self._on_scroll_range)
-        self.sync(None)
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(340, 300)
@@ -209,14 +182,13 @@ class ChipsPanel(QWidget):
     def reload(self) -> None:
         """(Re)build the list from the catalog: after a custom chip is added, edited or deleted."""
         current = self.current_chip_id()
-        self._shown_checks = None  # (new items)
         with signals_blocked(self.tree):
             self.tree.clear()
             self._items.clear()
             for chip in self.catalog:
                 p, bw, ridge = chip_headline(chip)
                 name = chip.name if chip.builtin else f"{chip.name} (custom)"
-                item = QTreeWidgetItem([name, _short(p, "FLOP/s"), _short(bw, "B/s"), ridge])
+                item = QTreeWidgetItem([name, p.replace("FLOP/s", "").strip(), bw.replace("B/s", "").strip(), ridge])
                 item.setData(COL_NAME, Qt.ItemDataRole.UserRole, chip.id)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(COL_NAME, Qt.CheckState.Unchecked)
@@ -237,11 +209,8 @@ class ChipsPanel(QWidget):
     def sync(self, origin: object = None) -> None:
         sc = self.doc.scenario
         checked = set(sc.chips)
-        # the checks and swatches change with the checked chips and their colours only
-        # (a click checks an item itself, and then changes the scenario's chips)
-        shown = (tuple(sc.chips), tuple(sorted(self._colours.items())))
         with signals_blocked(self.tree):
-            for cid, item in (self._items.items() if shown != self._shown_checks else ()):
+            for cid, item in self._items.items():
                 state = Qt.CheckState.Checked if cid in checked else Qt.CheckState.Unchecked
                 if item.checkState(COL_NAME) != state:
                     item.setCheckState(COL_NAME, state)
@@ -249,15 +218,14 @@ class ChipsPanel(QWidget):
                 if item.data(COL_NAME, _COLOUR_ROLE) != colour:
                     item.setData(COL_NAME, _COLOUR_ROLE, colour)
                     item.setIcon(COL_NAME, _swatch(colour))
-        self._shown_checks = shown
         force = origin is not self
         for b in self.bindings:
             b.show(sc, force)
         self._update_buttons()
 
-    def _on_changed(self, origin: object) -> None:
-        """An edit: re-sync only if it changed what the panel shows (or undo, redo, loading)."""
-        if self._shown.changed(self.doc.scenario, origin):
+    def _on_changed(self, part: str, origin: object) -> None:
+        """The checked chips, the what-ifs or derating changed."""
+        if part in (CHIPS, WHAT_IF, ALL):
             self.sync(origin)
 
     def _on_replaced(self) -> None:
@@ -331,13 +299,13 @@ class ChipsPanel(QWidget):
             elif not on and chip_id in s.chips:
                 s.chips.remove(chip_id)
 
-        self.doc.edit(f"{'Show' if on else 'Hide'} {name}", change, origin=self)
+        self.doc.edit(f"{'Show' if on else 'Hide'} {name}", change, part=CHIPS, origin=self)
 
     def reset_what_ifs(self) -> None:
         def change(s: Scenario) -> None:
             s.what_if.peak = s.what_if.hbm = s.what_if.link = 1.0
 
-        self.doc.edit("Reset what-ifs", change)
+        self.doc.edit("Reset what-ifs", change, part=WHAT_IF)
 
     def _apply_filter(self, text: str) -> None:
         words = text.lower().split()
@@ -369,7 +337,7 @@ class ChipsPanel(QWidget):
             return
         from roofgui.gui.chip_dialogs import ChipEditorDialog
         dlg = ChipEditorDialog(base, self.catalog, editing=False, parent=self)
-        dlg.saved.connect(self._after_save)
+        dlg.saved.connect(self.after_save)
         dlg.open()
 
     def edit_custom(self) -> None:
@@ -378,16 +346,17 @@ class ChipsPanel(QWidget):
             return
         from roofgui.gui.chip_dialogs import ChipEditorDialog
         dlg = ChipEditorDialog(chip, self.catalog, editing=True, parent=self)
-        dlg.saved.connect(self._after_save)
+        dlg.saved.connect(self.after_save)
         dlg.open()
 
-    def _after_save(self, chip_id: str) -> None:
+    def after_save(self, chip_id: str) -> None:
+        """A custom chip was saved: list it, select it and check it."""
         self.reload()
         self.select_chip(chip_id)
         if chip_id not in self.doc.scenario.chips:
             self.set_chip_checked(chip_id, True)
         else:  # same id, new figures: re-evaluate
-            self.doc.changed.emit(None)
+            self.doc.notify(CHIPS)
 
     def delete_custom(self) -> None:
         chip = self.current_chip()

@@ -4,27 +4,28 @@ on the clipboard.
 The dialog renders with :mod:`roofgui.export.render`, the same function as
 ``roofgui export``, at the chosen size; the preview is that very picture scaled
 down, so what is shown is what is written.  The dialog reads the window through
-one small adapter, :func:`window_state`.
+one small adapter, :func:`~roofgui.gui.export_state.window_state`.
 """
 
 from __future__ import annotations
 
-import copy
-import re
-from dataclasses import dataclass, replace
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QImage, QPixmap
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QPushButton, QSizePolicy, QSpinBox,
                                QStackedWidget, QVBoxLayout, QWidget)
 
-from roofgui.export.render import (DEFAULT_SIZE, MAX_SIDE, MIN_SIDE, PRESETS, ExportError,
-                             ExportOptions, Figure, format_for)
+from roofgui.export.render import MAX_SIDE, MIN_SIDE, PRESETS, ExportOptions, format_for
+from roofgui.gui.export_state import (SETTINGS_PREFIX, WindowState, copy_to_clipboard, render_options,
+                                      save_options, saved_options, settings, suggest_name,
+                                      window_state)
 from roofgui.model.errors import ModelError
-from roofgui.model.scenario import Scenario
+
+__all__ = ["ExportDialog", "ExportOptions", "WindowState", "copy_to_clipboard", "save_options",
+           "saved_options", "suggest_name", "window_state"]
 
 FORMAT_FILTERS = {
     "png": "PNG image (*.png)",
@@ -35,101 +36,6 @@ FORMAT_FILTERS = {
 STYLE_CHOICES = (("Slide — large type, thick lines", "slide"),
                  ("Screen — as in the window (light)", "screen"),
                  ("Screen — as in the window (dark)", "screen-dark"))
-SETTINGS_PREFIX = "export/"
-
-
-# ---------------------------------------------------------------------------
-# The one place that knows the window
-# ---------------------------------------------------------------------------
-
-@dataclass
-class WindowState:
-    """What an export needs from the window."""
-
-    scenario: Scenario
-    catalog: object
-    plot: str  # the visible tab: "roofline" or "sweep"
-    path: Path | None = None  # the scenario's file, for suggesting a name and folder
-
-
-def window_state(window) -> WindowState:
-    """The scenario as the window shows it (pending edits applied), its catalog and tab."""
-    live = getattr(window, "live", None)
-    if live is not None and hasattr(live, "flush"):
-        live.flush()
-    doc = getattr(window, "doc", None) or getattr(window, "document")
-    scenario = copy.deepcopy(doc.scenario)
-    plot = "roofline"
-    current = getattr(window, "current_plot", None)
-    if callable(current):
-        shown = current()
-        # (the roofline first: asking for a sweep plot the window has not built builds it)
-        if shown is not getattr(window, "roofline_plot", object()) and any(
-                shown is getattr(window, name, object()) for name in ("sweep_plot", "llm_sweep_plot")):
-            plot = "sweep"
-    return WindowState(scenario, window.catalog, plot, getattr(doc, "path", None))
-
-
-def settings() -> QSettings:
-    from roofgui.gui.document import app_settings
-    return app_settings()
-
-
-def saved_options(plot: str) -> ExportOptions:
-    """The options last used in the dialog (what Ctrl+Shift+C copies)."""
-    s = settings()
-
-    def get(key, default, typ):
-        v = s.value(SETTINGS_PREFIX + key, default)
-        try:
-            if typ is bool:
-                return v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes")
-            return typ(v)
-        except (TypeError, ValueError):
-            return default
-
-    opts = ExportOptions(plot=plot, width=get("width", DEFAULT_SIZE[0], int),
-                         height=get("height", DEFAULT_SIZE[1], int),
-                         style=get("style", "slide", str), title=None,
-                         caption=get("caption", False, bool),
-                         transparent=get("transparent", False, bool))
-    try:
-        return opts.validated()
-    except ExportError:
-        return ExportOptions(plot=plot)
-
-
-def save_options(opts: ExportOptions, fmt: str | None = None) -> None:
-    s = settings()
-    s.setValue(SETTINGS_PREFIX + "width", opts.width)
-    s.setValue(SETTINGS_PREFIX + "height", opts.height)
-    s.setValue(SETTINGS_PREFIX + "style", opts.style)
-    s.setValue(SETTINGS_PREFIX + "caption", opts.caption)
-    s.setValue(SETTINGS_PREFIX + "transparent", opts.transparent)
-    if fmt:
-        s.setValue(SETTINGS_PREFIX + "format", fmt)
-
-
-def render_options(state: WindowState, opts: ExportOptions) -> QImage:
-    with Figure(state.scenario, state.catalog, opts) as fig:
-        return fig.image()
-
-
-def copy_to_clipboard(window, options: ExportOptions | None = None) -> QImage:
-    """Ctrl+Shift+C: the visible plot, drawn as the export dialog last drew it, on the clipboard."""
-    state = window_state(window)
-    opts = options or saved_options(state.plot)
-    opts = replace(opts, plot=state.plot)
-    img = render_options(state, opts)
-    QGuiApplication.clipboard().setImage(img)
-    return img
-
-
-def suggest_name(state: WindowState, plot: str, fmt: str) -> str:
-    base = state.scenario.title or (state.path.stem if state.path else "roofline")
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-._").lower()[:60] or "roofline"
-    kind = plot if fmt != "csv" else ("results" if plot == "roofline" else "sweep-data")
-    return f"{slug}-{kind}.{fmt}"
 
 
 # ---------------------------------------------------------------------------
@@ -149,92 +55,104 @@ class ExportDialog(QDialog):
         self.last_image: QImage | None = None
         self.last_path: Path | None = None
         self._rendering = False
-        s = settings()
         last = saved_options(self.state.plot)
+        controls = QWidget()
+        col = QVBoxLayout(controls)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addLayout(self._build_form(last))
+        col.addStretch(1)
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(controls, 0)
+        top.addWidget(self._build_preview(), 1)
+        layout.addLayout(top, 1)
+        layout.addWidget(self.info_label)
+        layout.addWidget(self._build_buttons())
+        # the preview follows the controls, once they rest for a moment (a render takes a while)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(120)
+        self._timer.timeout.connect(self.refresh_preview)
+        for sig in (self.plot_combo.currentIndexChanged, self.format_combo.currentIndexChanged,
+                    self.style_combo.currentIndexChanged, self.width_spin.valueChanged,
+                    self.height_spin.valueChanged, self.transparent_check.toggled,
+                    self.title_check.toggled, self.title_edit.textChanged,
+                    self.caption_check.toggled):
+            sig.connect(self._changed)
+        self.size_combo.currentIndexChanged.connect(self._size_preset)
+        self.title_edit.textEdited.connect(lambda _t: self.title_check.setChecked(True))
+        self._size_preset()
+        self._sync_enabled()
+        self.resize(1100, 560)
+        self.refresh_preview()
 
-        # -- controls ---------------------------------------------------------------
+    def _build_form(self, last: ExportOptions) -> QFormLayout:
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-
-        self.plot_combo = QComboBox()
-        self.plot_combo.addItem("Roofline", "roofline")
-        self.plot_combo.addItem("Sweep", "sweep")
-        self.plot_combo.setCurrentIndex(0 if self.state.plot == "roofline" else 1)
-        self._name(self.plot_combo, "Plot", "Which plot to export (for CSV: the results table or "
-                                            "the sweep data)")
+        self.plot_combo = self._combo([("Roofline", "roofline"), ("Sweep", "sweep")], self.state.plot,
+                                      "Plot", "Which plot to export (for CSV: the results table or "
+                                      "the sweep data)")
         form.addRow("&Plot:", self.plot_combo)
-
-        self.format_combo = QComboBox()
-        for fmt, label in (("png", "PNG image"), ("svg", "SVG (vector)"), ("pdf", "PDF (vector)"),
-                           ("csv", "CSV data")):
-            self.format_combo.addItem(label, fmt)
-        fmt = str(s.value(SETTINGS_PREFIX + "format", "png"))
-        self.format_combo.setCurrentIndex(max(0, self.format_combo.findData(fmt)))
-        self._name(self.format_combo, "Format", "PNG for slides; SVG or PDF to edit or scale; "
-                                                "CSV for the numbers")
+        self.format_combo = self._combo(
+            [("PNG image", "png"), ("SVG (vector)", "svg"), ("PDF (vector)", "pdf"), ("CSV data", "csv")],
+            str(settings().value(SETTINGS_PREFIX + "format", "png")), "Format",
+            "PNG for slides; SVG or PDF to edit or scale; CSV for the numbers")
         form.addRow("&Format:", self.format_combo)
-
-        self.size_combo = QComboBox()
-        for label, w, h in PRESETS:
-            self.size_combo.addItem(label, (w, h))
-        self.size_combo.addItem("Custom", None)
-        self._name(self.size_combo, "Size", "Picture size in pixels; lines, markers and text "
-                                            "scale with it")
+        sizes = [(label, (w, h)) for label, w, h in PRESETS] + [("Custom", None)]
+        preset = (last.width, last.height) if any(
+            (w, h) == (last.width, last.height) for _, w, h in PRESETS) else None
+        self.size_combo = self._combo(sizes, preset, "Size", "Picture size in pixels; lines, markers "
+                                      "and text scale with it")
         form.addRow("&Size:", self.size_combo)
-        self.width_spin = QSpinBox()
-        self.height_spin = QSpinBox()
-        for sp, name in ((self.width_spin, "Width"), (self.height_spin, "Height")):
-            sp.setRange(MIN_SIDE, MAX_SIDE)
-            sp.setSuffix(" px")
-            sp.setAccelerated(True)
-            self._name(sp, name, f"{name} of the picture in pixels")
-        self.width_spin.setValue(last.width)
-        self.height_spin.setValue(last.height)
-        wh = QHBoxLayout()
-        wh.addWidget(self.width_spin)
-        wh.addWidget(QLabel("×"))
-        wh.addWidget(self.height_spin)
-        form.addRow("", wh)
-        idx = next((i for i, (_, w, h) in enumerate(PRESETS) if (w, h) == (last.width, last.height)),
-                   len(PRESETS))
-        self.size_combo.setCurrentIndex(idx)
-
-        self.style_combo = QComboBox()
-        for label, key in STYLE_CHOICES:
-            self.style_combo.addItem(label, key)
-        self.style_combo.setCurrentIndex(max(0, self.style_combo.findData(last.style)))
-        self._name(self.style_combo, "Style", "Slide: white, large fonts, thick lines and a "
-                                              "colour-blind-safe palette")
+        form.addRow("", self._build_size_spins(last))
+        self.style_combo = self._combo([(label, key) for label, key in STYLE_CHOICES], last.style,
+                                       "Style", "Slide: white, large fonts, thick lines and a "
+                                       "colour-blind-safe palette")
         form.addRow("S&tyle:", self.style_combo)
-
         self.transparent_check = QCheckBox("Transparent background")
         self.transparent_check.setChecked(last.transparent)
         self._name(self.transparent_check, "Transparent background",
                    "No background fill, for slides with their own background")
         form.addRow("", self.transparent_check)
-
         self.title_check = QCheckBox("&Title:")
-        self.title_check.setChecked(False)
         self._name(self.title_check, "Title", "Put a title above the plot")
         self.title_edit = QLineEdit(self.state.scenario.title)
         self.title_edit.setMaxLength(300)
         self.title_edit.setPlaceholderText("Title above the plot")
         self._name(self.title_edit, "Title text", "The title above the plot")
         form.addRow(self.title_check, self.title_edit)
-
         self.caption_check = QCheckBox("Caption with the op, shapes, dtypes, chips and sources")
         self.caption_check.setChecked(last.caption)
-        self._name(self.caption_check, "Caption",
-                   "Stamp the figures' provenance under the plot")
+        self._name(self.caption_check, "Caption", "Stamp the figures' provenance under the plot")
         form.addRow("", self.caption_check)
+        return form
 
-        controls = QWidget()
-        col = QVBoxLayout(controls)
-        col.setContentsMargins(0, 0, 0, 0)
-        col.addLayout(form)
-        col.addStretch(1)
+    def _combo(self, items: list, current, name: str, tip: str) -> QComboBox:
+        """A combo of (text, data) items showing ``current`` (else the first)."""
+        c = QComboBox()
+        for text, data in items:
+            c.addItem(text, data)
+        c.setCurrentIndex(next((i for i, (_, data) in enumerate(items) if data == current), 0))
+        self._name(c, name, tip)
+        return c
 
-        # -- preview ---------------------------------------------------------------
+    def _build_size_spins(self, last: ExportOptions) -> QHBoxLayout:
+        self.width_spin = QSpinBox()
+        self.height_spin = QSpinBox()
+        for sp, name, value in ((self.width_spin, "Width", last.width),
+                                (self.height_spin, "Height", last.height)):
+            sp.setRange(MIN_SIDE, MAX_SIDE)
+            sp.setSuffix(" px")
+            sp.setAccelerated(True)
+            sp.setValue(value)
+            self._name(sp, name, f"{name} of the picture in pixels")
+        wh = QHBoxLayout()
+        wh.addWidget(self.width_spin)
+        wh.addWidget(QLabel("×"))
+        wh.addWidget(self.height_spin)
+        return wh
+
+    def _build_preview(self) -> QStackedWidget:
         self.preview_label = QLabel()
         self.preview_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.preview_label.setMinimumSize(self.PREVIEW_SIZE)
@@ -252,8 +170,9 @@ class ExportDialog(QDialog):
         self.info_label.setWordWrap(True)
         self.info_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.info_label.setAccessibleName("Status")
+        return self.preview_stack
 
-        # -- buttons ---------------------------------------------------------------
+    def _build_buttons(self) -> QDialogButtonBox:
         self.buttons = QDialogButtonBox()
         self.save_button = QPushButton("&Save…")
         self.save_button.setDefault(True)
@@ -264,32 +183,7 @@ class ExportDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.save_button.clicked.connect(self.save_dialog)
         self.copy_button.clicked.connect(self.copy_image)
-
-        layout = QVBoxLayout(self)
-        top = QHBoxLayout()
-        top.addWidget(controls, 0)
-        top.addWidget(self.preview_stack, 1)
-        layout.addLayout(top, 1)
-        layout.addWidget(self.info_label)
-        layout.addWidget(self.buttons)
-
-        # -- live preview ---------------------------------------------------------
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(120)
-        self._timer.timeout.connect(self.refresh_preview)
-        for sig in (self.plot_combo.currentIndexChanged, self.format_combo.currentIndexChanged,
-                    self.style_combo.currentIndexChanged, self.width_spin.valueChanged,
-                    self.height_spin.valueChanged, self.transparent_check.toggled,
-                    self.title_check.toggled, self.title_edit.textChanged,
-                    self.caption_check.toggled):
-            sig.connect(self._changed)
-        self.size_combo.currentIndexChanged.connect(self._size_preset)
-        self.title_edit.textEdited.connect(lambda _t: self.title_check.setChecked(True))
-        self._size_preset()
-        self._sync_enabled()
-        self.resize(1100, 560)
-        self.refresh_preview()
+        return self.buttons
 
     @staticmethod
     def _name(w: QWidget, name: str, tip: str) -> None:
@@ -440,8 +334,6 @@ class ExportDialog(QDialog):
 
 def _on_checkerboard(img: QImage) -> QImage:
     """A transparent picture over a light checkerboard, as image editors show transparency."""
-    from PySide6.QtGui import QColor, QPainter
-
     out = QImage(img.size(), QImage.Format.Format_ARGB32_Premultiplied)
     out.fill(QColor("#ffffff"))
     p = QPainter(out)

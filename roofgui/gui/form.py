@@ -2,8 +2,8 @@
 sweep settings.
 
 The op list lives in :mod:`.op_list` (:class:`OpListPanel`) and the editor of the selected
-op in :mod:`.op_editor` (:class:`OpEditor`, its page of fields per op kind and the parameter
-specs); their public names are re-exported here.  This module holds the scenario's title,
+op in :mod:`.op_editor` (:class:`OpEditor`, with its page of fields per op kind in
+:mod:`.op_fields`).  This module holds the scenario's title,
 :class:`ScenarioForm` (the title, the op list and the op editor together) and
 :class:`SweepControls`.
 
@@ -27,12 +27,11 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import Scenario
 from roofgui.model.units import MIN_VALUE
-from roofgui.gui.document import ScenarioDocument
-from roofgui.gui.op_editor import DTYPE_HELP, LINK_LABELS, PARAM_PROVIDERS, ParamSpec  # noqa: F401
-from roofgui.gui.op_editor import OpEditor, change_kind, kind_items  # noqa: F401
-from roofgui.gui.op_list import OpListPanel, unique_name  # noqa: F401
-from roofgui.gui.widgets import (Binding, QuantityEdit, ShownParts, bind, make_combo, make_label,
-                      set_combo_items)
+from roofgui.gui.document import ALL, OPS, SWEEP, TITLE, ScenarioDocument
+from roofgui.gui.op_editor import OpEditor
+from roofgui.gui.op_list import OpListPanel
+from roofgui.gui.widgets import (Binding, QuantityEdit, bind, make_combo, make_label,
+                                 set_combo_items)
 
 
 # -- scenario-level fields ---------------------------------------------------------------
@@ -56,15 +55,13 @@ class TitleEdit(QWidget):
 
         self.binding = bind(self.edit, lambda s: s.title, write, key="title", text="title",
                             apply=lambda b, v: doc.edit("Set title", lambda s: b.write(s, v),
-                                                        key="title", origin=self))
+                                                        part=TITLE, key="title", origin=self))
         self.edit.editingFinished.connect(doc.seal)
-        self._shown = ShownParts(lambda s: s.title)
         doc.changed.connect(self._on_changed)
         self.binding.show(doc.scenario)
 
-    def _on_changed(self, origin: object) -> None:
-        """An edit: show the title again only if it changed (or undo, redo, loading)."""
-        if self._shown.changed(self.doc.scenario, origin):
+    def _on_changed(self, part: str, _origin: object) -> None:
+        if part in (TITLE, ALL):
             self.binding.show(self.doc.scenario)
 
 
@@ -99,19 +96,24 @@ def _sweep_minimum(sc: Scenario) -> float:
     return MIN_VALUE
 
 
-def sweep_parts(sc: Scenario) -> tuple:
-    """What the sweep controls show of a scenario: the sweep, and the ops' kinds (their
-    dimensions are the choices, and set the least value of the swept one)."""
-    sw = sc.sweep
-    return sw.dim, sw.start, sw.stop, sw.y, tuple([op.kind for op in sc.ops])
-
-
 class SweepControls(QWidget):
     """Which dimension the sweep varies, over what range, and what it plots."""
 
     def __init__(self, doc: ScenarioDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
+        self._build()
+        for ed in (self.start_edit, self.stop_edit):
+            ed.validityChanged.connect(self._show_messages)
+            ed.invalid.connect(lambda _m: self._show_messages())
+            ed.editingFinished.connect(doc.seal)
+        self.start_edit.check = self._start_problem
+        self.stop_edit.check = self._stop_problem
+        self.bindings = self._bind()
+        doc.changed.connect(self._on_changed)
+        self.sync(None)
+
+    def _build(self) -> None:
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
         lay.setSpacing(6)
@@ -139,16 +141,26 @@ class SweepControls(QWidget):
         self.message.setStyleSheet("color: #d32f2f;")
         self.message.setWordWrap(True)
         lay.addWidget(self.message, 1)
-        self.start_edit.message.hide()
+        self.start_edit.message.hide()  # (their messages share one line: self.message)
         self.stop_edit.message.hide()
-        for ed in (self.start_edit, self.stop_edit):
-            ed.validityChanged.connect(self._show_messages)
-            ed.invalid.connect(lambda _m: self._show_messages())
-            ed.editingFinished.connect(doc.seal)
+
+    def _start_problem(self, v: float) -> str | None:
+        sw = self.doc.scenario.sweep
+        if v >= sw.stop:
+            return f"must be less than To ({sw.stop:g})"
+        low = _sweep_minimum(self.doc.scenario)
+        return None if v >= low else f"must be at least {low:g} for {sw.dim}"
+
+    def _stop_problem(self, v: float) -> str | None:
+        start = self.doc.scenario.sweep.start
+        return None if v > start else f"must be greater than From ({start:g})"
+
+    def _bind(self) -> list[Binding]:
+        doc = self.doc
 
         def apply(b: Binding, v: Any) -> None:
-            doc.edit(f"Set sweep {b.text}", lambda s: b.write(s, v), key=b.undo_key("sweep."),
-                     origin=self)
+            doc.edit(f"Set sweep {b.text}", lambda s: b.write(s, v), part=SWEEP,
+                     key=b.undo_key("sweep."), origin=self)
 
         def w_dim(s: Scenario, v: str) -> None:
             if v:
@@ -163,16 +175,7 @@ class SweepControls(QWidget):
         def w_stop(s: Scenario, v: float) -> None:
             s.sweep.stop = v
 
-        def start_problem(v: float) -> str | None:
-            if v >= doc.scenario.sweep.stop:
-                return f"must be less than To ({doc.scenario.sweep.stop:g})"
-            low = _sweep_minimum(doc.scenario)
-            return None if v >= low else f"must be at least {low:g} for {doc.scenario.sweep.dim}"
-
-        self.start_edit.check = start_problem
-        self.stop_edit.check = lambda v: (None if v > doc.scenario.sweep.start else
-                                          f"must be greater than From ({doc.scenario.sweep.start:g})")
-        self.bindings = [
+        return [
             bind(self.dim_combo, lambda s: s.sweep.dim, w_dim, key="dim", text="dimension", apply=apply),
             bind(self.start_edit, lambda s: s.sweep.start, w_start, key="start", text="start",
                  apply=apply),
@@ -180,13 +183,10 @@ class SweepControls(QWidget):
                  apply=apply),
             bind(self.y_combo, lambda s: s.sweep.y, w_y, key="y", text="y axis", apply=apply),
         ]
-        self._shown = ShownParts(sweep_parts)
-        doc.changed.connect(self._on_changed)
-        self.sync(None)
 
-    def _on_changed(self, origin: object) -> None:
-        """An edit: re-sync only if it changed what the controls show (or undo, redo, loading)."""
-        if self._shown.changed(self.doc.scenario, origin):
+    def _on_changed(self, part: str, origin: object) -> None:
+        """The sweep, or the ops' kinds (their dimensions are the choices), changed."""
+        if part in (SWEEP, OPS, ALL):
             self.sync(origin)
 
     def _show_messages(self) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from roofgui.gui.widgets import ShownParts, set_combo_items
+from roofgui.gui.document import ALL, OPS, SWEEP
+from roofgui.gui.widgets import set_combo_items
 from roofgui.model import llm
 from roofgui.plotting.llm_sweep import SWEEP_CHOICES, is_llm_view
 
@@ -41,11 +42,8 @@ def install_sweep_choices(controls) -> None:
                     item.setEnabled(has_llm or combo.currentIndex() == i)
                     item.setToolTip("" if has_llm else "Add an LLM step to see this view")
 
-    # (what it shows depends on the plot chosen and the ops' kinds: another edit skips it)
-    shown = ShownParts(lambda sc: (sc.sweep.y, tuple([op.kind for op in sc.ops])))
-
-    def on_changed(origin: object) -> None:
-        if shown.changed(controls.doc.scenario, origin):
+    def on_changed(part: str, _origin: object) -> None:
+        if part in (SWEEP, OPS, ALL):  # (the plot chosen, the ops' kinds)
             sync()
 
     controls.doc.changed.connect(on_changed)

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QListWidget, QLis
 
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import OpSpec, Scenario
-from roofgui.gui.document import ScenarioDocument
+from roofgui.gui.document import ALL, OPS, SELECTED, ScenarioDocument
 from roofgui.gui.op_editor import kind_items
-from roofgui.gui.widgets import ShownParts, signals_blocked
+from roofgui.gui.widgets import signals_blocked
 
 
 def unique_name(base: str, taken: set[str]) -> str:
@@ -71,7 +71,13 @@ class OpListPanel(QWidget):
         self.list.setMinimumHeight(60)
         self.list.setMaximumHeight(140)
         lay.addWidget(self.list)
+        lay.addLayout(self._build_buttons())
+        self.list.currentRowChanged.connect(self._on_row_changed)
+        self.list.itemChanged.connect(self._on_item_changed)
+        doc.changed.connect(self._on_changed)
+        self.sync(None)
 
+    def _build_buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
         row.setSpacing(2)
         self.add_button = QToolButton()
@@ -109,14 +115,7 @@ class OpListPanel(QWidget):
         self.down_button = button("▼", "Move the selected op down", lambda: self.move_op(1), "Alt+Down")
         self.down_button.setAccessibleName("Move down")
         row.addStretch(1)
-        lay.addLayout(row)
-
-        self.list.currentRowChanged.connect(self._on_row_changed)
-        self.list.itemChanged.connect(self._on_item_changed)
-        # (what it shows of the scenario: the ops' names and which is selected)
-        self._shown = ShownParts(lambda s: (tuple([op.name for op in s.ops]), s.selected))
-        doc.changed.connect(self._on_changed)
-        self.sync(None)
+        return row
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(320, 120)
@@ -142,9 +141,9 @@ class OpListPanel(QWidget):
                     item.setToolTip(tip)
 
     # -- sync from the scenario ---------------------------------------------------
-    def _on_changed(self, origin: object) -> None:
-        """An edit: re-sync only if it changed what the list shows (or undo, redo, loading)."""
-        if self._shown.changed(self.doc.scenario, origin):
+    def _on_changed(self, part: str, origin: object) -> None:
+        """The ops (their names) or which is selected changed."""
+        if part in (OPS, SELECTED, ALL):
             self.sync(origin)
 
     def sync(self, origin: object = None) -> None:
@@ -193,7 +192,7 @@ class OpListPanel(QWidget):
             s.ops.append(op)
             s.selected = len(s.ops) - 1
 
-        self.doc.edit(f"Add {kind}", change, origin=self)
+        self.doc.edit(f"Add {kind}", change, part=OPS, origin=self)
 
     def duplicate_op(self) -> None:
         sc = self.doc.scenario
@@ -206,7 +205,7 @@ class OpListPanel(QWidget):
             s.ops.insert(s.selected + 1, op)
             s.selected += 1
 
-        self.doc.edit("Duplicate op", change, origin=self)
+        self.doc.edit("Duplicate op", change, part=OPS, origin=self)
 
     def rename_op(self) -> None:
         item = self.list.currentItem()
@@ -224,7 +223,7 @@ class OpListPanel(QWidget):
             del s.ops[s.selected]
             s.selected = max(0, min(s.selected, len(s.ops) - 1))
 
-        self.doc.edit(f"Remove {name}", change, origin=self)
+        self.doc.edit(f"Remove {name}", change, part=OPS, origin=self)
 
     def move_op(self, step: int) -> None:
         sc = self.doc.scenario
@@ -236,7 +235,7 @@ class OpListPanel(QWidget):
             s.ops[i], s.ops[j] = s.ops[j], s.ops[i]
             s.selected = j
 
-        self.doc.edit("Move op", change, origin=self)
+        self.doc.edit("Move op", change, part=OPS, origin=self)
 
     def _on_row_changed(self, row: int) -> None:
         if row >= 0:
@@ -257,6 +256,6 @@ class OpListPanel(QWidget):
         def change(s: Scenario) -> None:
             s.ops[row].name = name
 
-        if not self.doc.edit("Rename op", change, origin=self) and item.text() != name:
+        if not self.doc.edit("Rename op", change, part=OPS, origin=self) and item.text() != name:
             with signals_blocked(self.list):  # (the same name, trimmed: no edit to re-sync the list)
                 item.setText(name)

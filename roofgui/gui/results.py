@@ -2,7 +2,7 @@
 
 Every figure comes from :func:`roofgui.presentation.report.record` and every line of
 the working from :func:`roofgui.presentation.report.working`; this module only lays
-them out.  Table items are created when the table grows and reused after.
+them out.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ _ROWS: list[tuple[str, str, str, str]] = [
     ("Bound", "bound", "bound", "What limits the op: compute, memory (HBM) or network (link)."),
 ]
 
-_KEY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+KEY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 BOUND_COLOURS = {"compute": "#2e7d32", "memory": "#c62828", "network": "#ef6c00"}
 
 
@@ -76,8 +76,48 @@ def _fmt(kind: str, v, rec: dict) -> str:
 RESULT_EXTRAS: dict[str, tuple[Callable, Callable]] = {"llm": (llm_text.table_rows_with_extras, llm_text.working_lines)}
 
 
-def _extras_for(kind_name: str):
-    return RESULT_EXTRAS.get(kind_name)
+def cell_text(fmt: str, key: str, rec: dict, extra: dict[str, str], label: str) -> str:
+    """The text of one figure of one record (a table row's format and key)."""
+    if key.startswith("critical:"):
+        v = rec["critical"].get(key[9:])
+        return "—" if v is None else format_number(v)
+    if key.startswith("extra:"):
+        return extra.get(label, "—")
+    return _fmt(fmt, rec.get(key), rec)
+
+
+def op_extras(kind_name: str, entries, recs) -> tuple[list[dict[str, str]], list[list[str]]]:
+    """Per column: the kind's extra rows and working lines (:data:`RESULT_EXTRAS`)."""
+    extras = RESULT_EXTRAS.get(kind_name)
+    cols: list[dict[str, str]] = []
+    lines: list[list[str]] = []
+    if extras is None:
+        return cols, lines
+    rows_fn, working_fn = extras
+    for e, rec in zip(entries, recs):
+        try:
+            cols.append(dict(rows_fn(e, rec)))
+            lines.append(list(working_fn(e)))
+        except ModelError as err:
+            cols.append({})
+            lines.append([f"({err})"])
+    return cols, lines
+
+
+def table_rows(kind_name: str, recs: list[dict], extra_cols: list[dict[str, str]]) -> list:
+    """(label, key, format, tooltip) per row: the figures (the link's only when an op uses
+    one), each dimension's critical value, and the kind's extra rows."""
+    any_link = any(r["link"] for r in recs)
+    rows = [r for r in _ROWS if any_link or r[1] not in
+            ("link", "net_bytes", "net_intensity", "net_critical_intensity", "t_net")]
+    rows += [(f"Critical {n}", f"critical:{n}", "crit",
+              f"The value of {n} at which the op turns compute-bound (T_math equals the largest "
+              f"comms time), the others held fixed. '—': never, along {n}.")
+             for n in critical_order(kind_name)]
+    labels: list[str] = []
+    for col in extra_cols:
+        labels += [k for k in col if k not in labels]
+    return rows + [(k, f"extra:{k}", "extra", k) for k in labels]
 
 
 def critical_order(kind_name: str) -> list[str]:
@@ -104,8 +144,17 @@ class ResultsPanel(QWidget):
         f.setBold(True)
         self.heading.setFont(f)
         lay.addWidget(self.heading)
-
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self._build_table())
+        self.splitter.addWidget(self._build_working())
+        self.splitter.setStretchFactor(0, 11)
+        self.splitter.setStretchFactor(1, 9)
+        lay.addWidget(self.splitter, 1)
+        self._rows: list[tuple[str, str, str, str]] = []
+        self._records: list[dict] = []
+        self._text = ""
+
+    def _build_table(self) -> QTableWidget:
         self.table = QTableWidget(0, 0)
         self.table.setAccessibleName("Results table")
         self.table.setToolTip("The selected op's figures on every checked chip. "
@@ -113,14 +162,14 @@ class ResultsPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(
-            self.table.fontMetrics().height() + 6)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setMinimumSectionSize(90)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
-        self.splitter.addWidget(self.table)
+        return self.table
 
+    def _build_working(self) -> QWidget:
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
@@ -132,222 +181,115 @@ class ResultsPanel(QWidget):
                                      "Copy working, to paste the derivation into a design doc.")
         self.working_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.working_view.document().setUndoRedoEnabled(False)  # (read-only: no history kept)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.working_view.setFont(mono)
+        self.working_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.working_view.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                                   | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         rl.addWidget(self.working_view, 1)
         row = QHBoxLayout()
         row.addStretch(1)
-        self.copy_button = QPushButton("Copy working")
-        self.copy_button.setAccessibleName("Copy working")
-        self.copy_button.setToolTip("Copy the working of every chip to the clipboard as plain text.")
-        self.copy_button.clicked.connect(self.copy_working)
-        row.addWidget(self.copy_button)
-        self.copy_table_button = QPushButton("Copy table")
-        self.copy_table_button.setAccessibleName("Copy table")
-        self.copy_table_button.setToolTip("Copy the results table as tab-separated text "
-                                          "(pastes into a spreadsheet).")
-        self.copy_table_button.clicked.connect(self.copy_table)
-        row.addWidget(self.copy_table_button)
+        for attr, text, tip, slot in (
+                ("copy_button", "Copy working",
+                 "Copy the working of every chip to the clipboard as plain text.", self.copy_working),
+                ("copy_table_button", "Copy table",
+                 "Copy the results table as tab-separated text (pastes into a spreadsheet).",
+                 self.copy_table)):
+            b = QPushButton(text)
+            b.setAccessibleName(text)
+            b.setToolTip(tip)
+            b.clicked.connect(slot)
+            row.addWidget(b)
+            setattr(self, attr, b)
         rl.addLayout(row)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 11)
-        self.splitter.setStretchFactor(1, 9)
-        lay.addWidget(self.splitter, 1)
-        self._rows: list[tuple[str, str, str, str]] = []
-        self._records: list[dict] = []
-        self._shown: dict[tuple[int, int], tuple[str, str, bool]] = {}
-        self._texts: dict[tuple, str] = {}
-        self._text = ""
-        self._filled: tuple[int, int] = (0, 0)
-        self._header_cols = -1
-        self._shown_rows: list[tuple[str, str, str, str]] = []
-        #: (analysis, record, working lines) per column as shown, reused while unchanged
-        self._per_analysis: list[tuple[object, dict, list[str]]] = []
-        #: (op, [(analysis, phase)]) as shown: the same again changes nothing
-        self._last: tuple | None = None
-        #: updates skipped as unchanged (tests)
-        self.skipped = 0
+        return right
 
     def set_orientation(self, orientation: Qt.Orientation) -> None:
         self.splitter.setOrientation(orientation)
 
     # -- updating --------------------------------------------------------------------
     def update_from(self, scenario: Scenario, evaluation: Evaluation) -> None:
-        """Show the selected op's figures and working.  Work whose inputs did not change is
-        skipped: nothing at all when the op and its analyses are the ones shown (the model
-        reuses the analyses of unchanged ops); the record and working of each unchanged
-        analysis; the formatting of unchanged figures; Qt calls for unchanged cells."""
+        """Show the selected op's figures on every chip, and the working."""
         if not scenario.ops:
-            self._last = None
             self.heading.setText("No op: add one in the form.")
+            self._rows, self._records = [], []
             self._resize(0, 0)
             self._set_working("")
             return
         i = max(0, min(scenario.selected, len(scenario.ops) - 1))
         op = scenario.ops[i]
         entries = evaluation.for_op(i)
-        last = (op, [(e.analysis, e.phase) for e in entries])
-        if self._last is not None and _same_shown(self._last, last):
-            self.skipped += 1
-            return
         kind = OP_KINDS.get(op.kind)
-        self.heading.setText(_describe(op, kind.label if kind else op.kind))
-        memo = {id(a): (a, rec, lines) for a, rec, lines in self._per_analysis}
-        per: list[tuple[object, dict, list[str]]] = []
-        for e in entries:
-            hit = memo.get(id(e.analysis))
-            if hit is not None and hit[0] is e.analysis and hit[1]["op"] == op.name \
-                    and hit[1]["phase"] == e.phase:
-                per.append(hit)
-            else:
-                per.append((e.analysis, record(e.analysis, op.name, e.phase),
-                            ["  " + ln for ln in working(e.analysis)]))
-        self._per_analysis = per
-        recs = [rec for _, rec, _ in per]
-        crit_names = critical_order(op.kind)
-        any_link = any(r["link"] for r in recs)
-        rows = [r for r in _ROWS if any_link or r[1] not in
-                ("link", "net_bytes", "net_intensity", "net_critical_intensity", "t_net")]
-        rows += [(f"Critical {n}", f"critical:{n}", "crit",
-                  f"The value of {n} at which the op turns compute-bound (T_math equals the largest "
-                  f"comms time), the others held fixed. '—': never, along {n}.")
-                 for n in crit_names]
-        extras = _extras_for(op.kind)
-        extra_cols: list[dict[str, str]] = []
-        extra_lines: list[list[str]] = []
-        if extras is not None:
-            rows_fn, working_fn = extras
-            for e, rec in zip(entries, recs):
-                try:
-                    extra_cols.append(dict(rows_fn(e, rec)))
-                    extra_lines.append(list(working_fn(e)))
-                except ModelError as err:
-                    extra_cols.append({})
-                    extra_lines.append([f"({err})"])
-            labels: list[str] = []
-            for col in extra_cols:
-                labels += [k for k in col if k not in labels]
-            rows += [(k, f"extra:{k}", "extra", k) for k in labels]
-        self._rows = rows
-        self._records = recs
+        self.heading.setText(describe(op, kind.label if kind else op.kind))
+        recs = [record(e.analysis, op.name, e.phase) for e in entries]
+        extra_cols, extra_lines = op_extras(op.kind, entries, recs)
+        rows = table_rows(op.kind, recs, extra_cols)
+        self._rows, self._records = rows, recs
         self._resize(len(rows), len(recs))
-        shown = self._shown  # (text, key, bold) per cell as last set: Qt is asked only for changes
-        texts = self._texts  # figure → text, for the figures that did not change
-        if len(texts) > 4096:
-            texts.clear()
-        bold_key = f"critical:{crit_names[0]}" if crit_names else None
-        # per row: how its text is found (0: a formatted figure, 1: a critical value, 2: an
-        # extra), with what (the record key a figure's text also depends on, the dimension,
-        # the label), and whether it is bold
-        specs = []
-        for r, (label, key, fmt, tip) in enumerate(rows):
-            if key.startswith("critical:"):
-                how, arg = 1, key[9:]
-            elif key.startswith("extra:"):
-                how, arg = 2, label
-            else:
-                how, arg = 0, {"peak": "peak_dtype", "link": "link_bandwidth"}.get(fmt)
-            specs.append((r, key, fmt, how, arg, key == "bound" or key == bold_key))
-        headers_changed = False
-        table = self.table
+        crit = critical_order(op.kind)
+        bold_keys = {"bound"} | ({f"critical:{crit[0]}"} if crit else set())
         for c, (e, rec) in enumerate(zip(entries, recs)):
             head = rec["chip_name"].replace(" (", "\n(", 1) + (f"\n{e.phase}" if e.phase else "")
-            hi = table.horizontalHeaderItem(c)
-            if hi.text() != head:
-                hi.setText(head)
-                headers_changed = True
-            crit = rec["critical"]
-            for r, key, fmt, how, arg, bold in specs:
-                if how == 0:
-                    v = rec.get(key)
-                    memo_key = (fmt, v, rec.get(arg)) if arg else (fmt, v)
-                    text = texts.get(memo_key)
-                    if text is None:
-                        text = texts[memo_key] = _fmt(fmt, v, rec)
-                elif how == 1:
-                    v = crit.get(arg)
-                    text = "—" if v is None else format_number(v)
-                else:
-                    text = extra_cols[c].get(arg, "—")
-                prev = shown.get((r, c))
-                if prev is not None and prev[0] == text and prev[1] == key and prev[2] == bold:
-                    continue
-                shown[(r, c)] = (text, key, bold)
-                item = table.item(r, c)
-                if prev is None or prev[0] != text:
-                    item.setText(text)
-                    item.setToolTip(text)
-                if prev is None or prev[1] != key:
-                    item.setData(_KEY_ROLE, key)
-                if key == "bound" or prev is None or prev[1] == "bound":
-                    colour = BOUND_COLOURS.get(text) if key == "bound" else None
-                    item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
-                if (prev is None or prev[2] != bold) and item.font().bold() != bold:
-                    f = item.font()
-                    f.setBold(bold)
-                    item.setFont(f)
-        if headers_changed or self._header_cols != len(recs):
-            # columns at least as wide as their headings (chip names, phases): with more
-            # columns than fit (an LLM step shows two per chip) the table scrolls, not clips
-            self._header_cols = len(recs)
-            hh = self.table.horizontalHeader()
-            fm = hh.fontMetrics()
-            need = max((fm.horizontalAdvance(line) for c in range(len(recs))
-                        for line in self.table.horizontalHeaderItem(c).text().split("\n")), default=0)
-            width = min(max(90, need + 20), 280)
-            if hh.minimumSectionSize() != width:
-                hh.setMinimumSectionSize(width)
-        if rows != self._shown_rows:
-            self._shown_rows = rows
-            for r, (label, key, fmt, tip) in enumerate(rows):
-                vi = table.verticalHeaderItem(r)
-                if vi.text() != label:
-                    vi.setText(label)
-                    vi.setToolTip(tip)
-        lines: list[str] = []
-        for c, e in enumerate(entries):
-            lines.append(f"{op.name}{' · ' + e.phase if e.phase else ''} on {recs[c]['chip_name']}")
-            lines.extend(per[c][2])
-            if c < len(extra_lines):
-                lines.extend("  " + ln for ln in extra_lines[c])
-            lines.append("")
-        if not entries:
-            lines.append("No results: check a chip in the Chips panel (or see the notice above the plot).")
-        self._set_working("\n".join(lines).rstrip() + "\n")
-        # (the op is kept as shown: snapshots are never changed in place, see document.py)
-        self._last = last
+            if self.table.horizontalHeaderItem(c).text() != head:
+                self.table.horizontalHeaderItem(c).setText(head)
+            extra = extra_cols[c] if c < len(extra_cols) else {}
+            for r, (label, key, fmt, _tip) in enumerate(rows):
+                self._set_cell(self.table.item(r, c), cell_text(fmt, key, rec, extra, label), key,
+                               key in bold_keys)
+        for r, (label, _key, _fmt, tip) in enumerate(rows):
+            head = self.table.verticalHeaderItem(r)
+            if head.text() != label:
+                head.setText(label)
+                head.setToolTip(tip)
+        self._fit_columns()
+        self._set_working(working_text(op, entries, recs, extra_lines))
+
+    @staticmethod
+    def _set_cell(item: QTableWidgetItem, text: str, key: str, bold: bool) -> None:
+        if item.text() != text:
+            item.setText(text)
+            item.setToolTip(text)
+        if item.data(KEY_ROLE) != key:
+            item.setData(KEY_ROLE, key)
+        colour = BOUND_COLOURS.get(text) if key == "bound" else None
+        brush = item.foreground()
+        if (brush.style() != Qt.BrushStyle.NoBrush) != (colour is not None) or (
+                colour is not None and brush.color().name() != colour):
+            item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
+        if item.font().bold() != bold:
+            f = item.font()
+            f.setBold(bold)
+            item.setFont(f)
+
+    def _fit_columns(self) -> None:
+        """Columns at least as wide as their headings (chip names, phases): with more
+        columns than fit (an LLM step shows two per chip) the table scrolls, not clips."""
+        t = self.table
+        fm = t.horizontalHeader().fontMetrics()
+        need = max((fm.horizontalAdvance(line) for c in range(t.columnCount())
+                    for line in t.horizontalHeaderItem(c).text().split("\n")), default=0)
+        t.horizontalHeader().setMinimumSectionSize(min(max(90, need + 20), 280))
 
     def _resize(self, rows: int, cols: int) -> None:
+        """The table's size, with an item in every cell and header."""
         t = self.table
-        if t.rowCount() != rows:
-            old = t.rowCount()
-            t.setRowCount(rows)
-            self._shown_rows = []  # (new header items: labels to set)
-            for r in range(old, rows):
-                t.setVerticalHeaderItem(r, QTableWidgetItem(""))
-        if t.columnCount() != cols:
-            old = t.columnCount()
-            t.setColumnCount(cols)
-            for c in range(old, cols):
-                t.setHorizontalHeaderItem(c, QTableWidgetItem(""))
-        if self._filled == (rows, cols):
-            return  # every cell has its item already
-        self._filled = (rows, cols)
+        t.setRowCount(rows)
+        t.setColumnCount(cols)
         for r in range(rows):
-            for c in range(cols):
+            if t.verticalHeaderItem(r) is None:
+                t.setVerticalHeaderItem(r, QTableWidgetItem(""))
+        for c in range(cols):
+            if t.horizontalHeaderItem(c) is None:
+                t.setHorizontalHeaderItem(c, QTableWidgetItem(""))
+            for r in range(rows):
                 if t.item(r, c) is None:
                     item = QTableWidgetItem("")
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     t.setItem(r, c, item)
-                    self._shown.pop((r, c), None)  # a fresh, empty cell
 
     def _set_working(self, text: str) -> None:
         if text != self._text:
             self._text = text
             # Replaced through a cursor, the text stays where the user scrolled it
-            # (setPlainText scrolls back to the top at every keystroke), and it costs less.
+            # (setPlainText scrolls back to the top at every keystroke).
             cur = QTextCursor(self.working_view.document())
             cur.select(QTextCursor.SelectionType.Document)
             cur.insertText(text)
@@ -382,14 +324,7 @@ class ResultsPanel(QWidget):
         QGuiApplication.clipboard().setText(self.table_text())
 
 
-def _same_shown(a: tuple, b: tuple) -> bool:
-    """Whether (op, [(analysis, phase)]) ``b`` shows what ``a`` showed: an equal op, the very
-    same analyses (the model reuses an unchanged op's) in the same order."""
-    return (a[0] == b[0] and len(a[1]) == len(b[1])
-            and all(x is y and p == q for (x, p), (y, q) in zip(a[1], b[1])))
-
-
-def _describe(op, kind_label: str) -> str:
+def describe(op, kind_label: str) -> str:
     dims = ", ".join(f"{k}={format_number(v)}" for k, v in op.full_dims().items())
     dts = " ".join(f"{r}:{v}" for r, v in op.dtypes.items())
     link = "each chip's scale-up link" if op.shard and op.shard.link == SCALE_UP else (
@@ -397,3 +332,16 @@ def _describe(op, kind_label: str) -> str:
     shard = f" · split {op.shard.axis} over {op.shard.n} chips ({link})" if op.shard_obj() else ""
     return f"{op.name} — {kind_label} · {dims}{' · ' + dts if dts else ''}{shard}"
 
+
+def working_text(op, entries, recs: list[dict], extra_lines: list[list[str]]) -> str:
+    """The working of every chip (and phase), one block each."""
+    lines: list[str] = []
+    for c, e in enumerate(entries):
+        lines.append(f"{op.name}{' · ' + e.phase if e.phase else ''} on {recs[c]['chip_name']}")
+        lines.extend("  " + ln for ln in working(e.analysis))
+        if c < len(extra_lines):
+            lines.extend("  " + ln for ln in extra_lines[c])
+        lines.append("")
+    if not entries:
+        lines.append("No results: check a chip in the Chips panel (or see the notice above the plot).")
+    return "\n".join(lines).rstrip() + "\n"

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QLineEdit, QSizePolicy, QVBoxLayout,
+                               QWidget)
 
 from roofgui.model.errors import ModelError
 from roofgui.model.units import MAX_VALUE, parse_quantity
@@ -66,7 +66,6 @@ class QuantityEdit(QLineEdit):
         self.min_value = min_value
         self._value: float | None = None
         self._error: str | None = None
-        self._parsed: tuple[tuple, float] | None = None  # (text and limits, value) last parsed
         #: an extra rule after parsing: ``check(value)`` returns a problem or None
         self.check: Callable[[float], str | None] | None = None
         self.setAccessibleName(label)
@@ -91,15 +90,8 @@ class QuantityEdit(QLineEdit):
         return self._error
 
     def parse(self, text: str) -> float:
-        # every edit elsewhere re-reads every field (Binding.show): the text's value is kept
-        # (what parses fails every time and is not kept; ``check`` is asked every time)
-        key = (text, self.integer, self.max_value, self.min_value)
-        if self._parsed is not None and self._parsed[0] == key:
-            v = self._parsed[1]
-        else:
-            v = parse_quantity(text, self.label, integer=self.integer, max_value=self.max_value,
-                               min_value=self.min_value)
-            self._parsed = (key, v)
+        v = parse_quantity(text, self.label, integer=self.integer, max_value=self.max_value,
+                           min_value=self.min_value)
         problem = self.check(v) if self.check is not None else None
         if problem:
             raise ModelError(problem, self.label)
@@ -198,12 +190,7 @@ def make_combo(label: str, tooltip: str, items: list[tuple[str, Any]]) -> QCombo
 def set_combo_items(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
     """Replace a combo's items only if they differ (keeps the widget quiet otherwise)."""
     items = list(items)
-    # (the items this function set last, while the combo still has as many: asking Qt for
-    # each item's text and data on every edit costs more than the rest of a form's sync)
-    if getattr(combo, "_set_items", None) == items and combo.count() == len(items):
-        return
     have = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
-    combo._set_items = items  # type: ignore[attr-defined]
     if have == items:
         return
     with signals_blocked(combo):
@@ -237,32 +224,6 @@ def set_text(edit: QLineEdit, text: str) -> None:
             edit.setText(text)
             if not edit.hasFocus():
                 edit.setCursorPosition(0)  # show the start of a long text
-
-
-_NOTHING_SHOWN = object()
-
-
-class ShownParts:
-    """The parts of the scenario a view showed when it last re-synced, so that an edit which
-    leaves them as they were skips the view's re-sync: a keystroke re-syncs only the views it
-    changes (an unfinished entry elsewhere then stays as typed).
-
-    ``parts(scenario)`` gives those parts as plain values compared by value (tuples of numbers
-    and strings: copies, never the scenario's own objects, which an edit replaces by copies),
-    and costs little next to the re-sync.  Undo, redo and loading (origin None) always re-sync.
-    """
-
-    def __init__(self, parts: Callable[[Any], Any]) -> None:
-        self.parts = parts
-        self._shown: Any = _NOTHING_SHOWN
-
-    def changed(self, scenario: Any, origin: object) -> bool:
-        """Whether the view must re-sync; if so, the parts are remembered as shown."""
-        parts = self.parts(scenario)
-        if origin is not None and parts == self._shown:
-            return False
-        self._shown = parts
-        return True
 
 
 class Binding:
@@ -325,15 +286,3 @@ def bind(widget: QWidget, read: Callable[[Any], Any], write: Callable[[Any, Any]
     else:  # pragma: no cover - programming error
         raise TypeError(f"cannot bind {type(widget).__name__}")
     return b
-
-
-class HRow(QWidget):
-    """Widgets side by side with no margins."""
-
-    def __init__(self, *widgets: QWidget, spacing: int = 4) -> None:
-        super().__init__()
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(spacing)
-        for w in widgets:
-            lay.addWidget(w)

@@ -156,7 +156,7 @@ def test_saving_removes_the_autosave_and_a_clean_exit_leaves_none(window, qtbot,
     saver = window.autosaver
     type_into(qtbot, window.form.editor.dim_edit("B"), "640")
     assert saver.save_now() == saver.path and saver.path.exists()
-    window.controller._save_to(tmp_path / "mine.json")
+    window.doc.save(tmp_path / "mine.json")
     assert not saver.path.exists()  # saved: nothing left to lose
     type_into(qtbot, window.form.editor.dim_edit("B"), "650")
     qtbot.waitUntil(saver.path.exists, timeout=5000)

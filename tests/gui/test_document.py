@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from roofgui.gui.document import ScenarioDocument, app_settings, copy_scenario, examples
+from roofgui.gui.document import ALL, ScenarioDocument, app_settings, op_part
+from roofgui.gui.examples import examples
 from roofgui.model.errors import ScenarioError
 from roofgui.model.scenario import Scenario, default_scenario
 
@@ -25,13 +26,13 @@ def set_b(value):
 
 def test_an_edit_is_one_undoable_step(doc):
     seen = []
-    doc.changed.connect(seen.append)
-    assert doc.edit("Set B", set_b(512), origin="form")
+    doc.changed.connect(lambda part, origin: seen.append((part, origin)))
+    assert doc.edit("Set B", set_b(512), part=op_part(0), origin="form")
     assert doc.scenario.ops[0].dims["B"] == 512
-    assert seen == ["form"] and doc.is_modified()
+    assert seen == [("op:0", "form")] and doc.is_modified()
     doc.undo_stack.undo()
     assert doc.scenario.ops[0].dims["B"] == 256 and not doc.is_modified()
-    assert seen[-1] is None  # undo: every view re-reads everything
+    assert seen[-1] == (ALL, None)  # undo: every view re-reads everything
     doc.undo_stack.redo()
     assert doc.scenario.ops[0].dims["B"] == 512
 
@@ -69,6 +70,17 @@ def test_undo_does_not_undo_the_zoom(doc):
     doc.undo_stack.undo()
     assert doc.scenario.view.roofline == [0, 3, 12, 15]
     assert doc.undo_stack.count() == 1
+
+
+def test_selecting_and_zooming_leave_the_undo_snapshots_alone(doc):
+    doc.edit("Add op", lambda s: s.ops.append(s.ops[0].__class__(name="x")))
+    doc.set_selected(1)
+    doc.set_view([0, 1, 2, 3])
+    doc.undo_stack.undo()
+    doc.undo_stack.redo()
+    assert doc.scenario.selected == 0 and len(doc.scenario.ops) == 2  # as the edit left it
+    assert doc.scenario.view.roofline == [0, 1, 2, 3]
+    assert doc.undo_stack.command(0).after.view.roofline is None
 
 
 def test_snapshots_are_independent_of_later_edits(doc):
@@ -132,30 +144,11 @@ def test_examples_are_found_and_titled():
         assert Scenario.from_json(ex.text).title == ex.title
 
 
-def test_copy_scenario_is_deep():
-    for ex in examples():
-        sc = Scenario.from_json(ex.text)
-        sc.view.roofline = [0.0, 1.0, 2.0, 3.0]
-        c = copy_scenario(sc)
-        assert c == sc
-        c.ops[0].dims["B"] = 3.0
-        c.ops[0].dtypes["x"] = "fp32"
-        c.ops[0].params["k"] = 1
-        if c.ops[0].shard:
-            c.ops[0].shard.n = 99
-        c.chips.append("x")
-        c.what_if.peak = 7.0
-        c.sweep.start = 9.0
-        c.view.roofline[0] = 5.0
-        assert Scenario.from_json(ex.text).ops[0] == sc.ops[0] and sc.chips[-1] != "x"
-        assert sc.what_if.peak == 1 and sc.sweep.start != 9 and sc.view.roofline[0] == 0
-
-
 def _examples_dir(tmp_path, monkeypatch):
     """Point examples() at a folder of our own: two good examples and three bad ones."""
     import types
 
-    import roofgui.gui.document as document
+    import roofgui.gui.examples as document
 
     d = tmp_path / "pkg" / "resources" / "examples"
     d.mkdir(parents=True)
@@ -178,7 +171,7 @@ def test_an_example_that_cannot_be_read_is_reported_not_dropped_silently(tmp_pat
                                                                           caplog):
     _examples_dir(tmp_path, monkeypatch)
     problems: list[str] = []
-    with caplog.at_level("WARNING", logger="roofgui.gui.document"):
+    with caplog.at_level("WARNING", logger="roofgui.gui.examples"):
         found = examples(problems)
     assert [ex.name for ex in found] == ["01-good.json", "05-good.json"]
     assert len(problems) == 3
@@ -192,7 +185,7 @@ def test_an_example_that_cannot_be_read_is_reported_not_dropped_silently(tmp_pat
 def test_the_examples_menu_shows_the_skipped_examples(qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QWidget
 
-    from roofgui.gui.document import DocumentController
+    from roofgui.gui.controller import DocumentController
 
     _examples_dir(tmp_path, monkeypatch)
     host = QWidget()

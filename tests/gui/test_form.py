@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import pytest
 from PySide6.QtWidgets import QCheckBox, QComboBox
 
-from roofgui.gui.document import ScenarioDocument
-from roofgui.gui.form import ScenarioForm, SweepControls, change_kind
+from roofgui.gui.document import ALL, ScenarioDocument
+from roofgui.gui.form import ScenarioForm, SweepControls
+from roofgui.gui.op_editor import change_kind
 from roofgui.gui.widgets import QuantityEdit
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS, DimSpec, OpKind, Work, get_dtype
@@ -69,7 +70,7 @@ def test_the_type_list_is_every_registered_kind(form):
 
 def test_a_kind_registered_later_appears_with_its_fields_and_params(form, qtbot, toy_kind):
     doc = form.editor.doc
-    doc.changed.emit(None)  # any sync picks up the registry
+    doc.notify(ALL)  # any sync picks up the registry
     combo = form.editor.kind_combo
     idx = combo.findData("toy")
     assert idx >= 0 and combo.itemText(idx) == "Toy scan over N"
@@ -206,7 +207,7 @@ def test_llm_step_has_a_model_picker_and_custom_fields(form, qtbot):
     from roofgui.model import llm
     ed = form.editor
     doc = ed.doc
-    doc.changed.emit(None)
+    doc.notify(ALL)
     ed.kind_combo.setCurrentIndex(ed.kind_combo.findData("llm"))
     page = ed.current_page()
     model = page.findChild(QComboBox, "param_model")

@@ -251,7 +251,7 @@ class Fuzzer:
     def toggle_chip(self) -> None:
         panel = self.w.chips_panel
         checked = list(self.w.doc.scenario.chips)
-        ids = list(panel._items)
+        ids = panel.visible_ids()
         cid = self.rng.choice(checked if len(checked) >= 4 else ids)  # at most 4 (cost)
         item = panel.item(cid)
         on = item.checkState(0) != Qt.CheckState.Checked
@@ -269,7 +269,7 @@ class Fuzzer:
         if choice == "add":
             ops.add_button.click()
         elif choice == "add-kind":
-            ops._fill_add_menu()
+            ops.add_menu.aboutToShow.emit()
             acts = ops.add_menu.actions()
             a = self.rng.choice(acts)
             self.log[-1] += f" {a.text()!r}"
@@ -345,7 +345,7 @@ def settle(w: MainWindow, events: bool = True) -> None:
         QApplication.processEvents()
     w.live.flush()
     if w.tabs.currentIndex() == TAB_SWEEP:
-        w.live.sweep_if_stale()
+        w.live.show_tab(TAB_SWEEP)
 
 
 def test_random_edits_through_the_widgets_never_raise_and_always_show_a_valid_plot(window, qtbot,
@@ -388,7 +388,7 @@ def test_every_numeric_field_refuses_every_kind_of_junk_with_its_name(window, qt
     in every numeric field of every op kind, the sharding, what-ifs and sweep range."""
     w = window
     ops = w.form.ops
-    ops._fill_add_menu()
+    ops.add_menu.aboutToShow.emit()
     for a in ops.add_menu.actions():  # one op of every kind, so every kind's fields are built
         a.trigger()
     w.tabs.setCurrentIndex(TAB_SWEEP)
@@ -438,7 +438,7 @@ def test_llm_model_fields_refuse_values_the_model_refuses(window, qtbot):
     """A field whose value the model would refuse (past a limit, or inconsistent with the
     other figures) is refused in the field, and the plot keeps the last valid model."""
     w = window
-    w.form.ops._fill_add_menu()
+    w.form.ops.add_menu.aboutToShow.emit()
     [llm_action] = [a for a in w.form.ops.add_menu.actions() if "LLM" in a.text()]
     llm_action.trigger()
     page = w.form.editor.current_page()
@@ -471,7 +471,7 @@ def test_custom_chip_editor_refuses_junk_in_every_figure(window):
     dlg = ChipEditorDialog(base, window.catalog, parent=window)
     try:
         target = user_chip_dir() / f"{dlg.id_edit.text()}.toml"
-        for r, (key, label, fig, unit) in enumerate(dlg._rows):
+        for r, (key, label, fig, unit) in enumerate(dlg.rows):
             original = dlg.table.item(r, 1).text()
             for text in ["0", "-1", "nan", "inf", "1e400", "٣", "💥", "abc", "1e22", "0.5", "\x00",
                          "9" * 70]:
@@ -588,7 +588,7 @@ def test_the_malformed_file_tables_cover_every_case_of_the_issue():
 @pytest.mark.qt_no_exception_capture
 def test_an_exception_in_a_slot_goes_to_the_hook_and_the_window_carries_on(window, qtbot,
                                                                           monkeypatch):
-    import roofgui.gui.main_window as mw
+    import roofgui.gui.live as mw
     from roofgui.gui import errors_dialog
 
     shown = []

@@ -350,13 +350,18 @@ def test_the_view_follows_the_selected_llm_step(window, shipped):
 
 
 def test_the_llm_plot_is_built_only_when_first_shown_and_in_the_windows_style(window):
-    assert window._llm_sweep_plot is None  # a matmul scenario: no cost at start-up
+    from roofgui.plotting.llm_sweep import LlmSweepPlot
+
+    def llm_plots():
+        return [p for p in window.built_plots() if isinstance(p, LlmSweepPlot)]
+
+    assert llm_plots() == []  # a matmul scenario: no cost at start-up
     window.tabs.setCurrentIndex(TAB_SWEEP)
     flush(window)
-    assert window._llm_sweep_plot is None and window.current_plot() is window.sweep_plot
+    assert llm_plots() == [] and window.current_plot() is window.sweep_plot
     make_llm(window)
     plot = to_sweep_view(window, "latency")
-    assert window._llm_sweep_plot is plot and plot.style == window.sweep_plot.style
+    assert llm_plots() == [plot] and plot.style == window.sweep_plot.style
 
 
 # -- the legend ---------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from roofgui.plotting.plots import RooflinePlot
 from roofgui.presentation.style import SCREEN_DARK
 from roofgui.presentation import plotdata as pd
 from roofgui.model.catalog import Catalog
-from roofgui.model.scenario import OpSpec, Scenario, ShardSpec, evaluate_scenario
+from roofgui.model.evaluate import evaluate_scenario
+from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
 
 CHIPS = ["tpu-v5e", "tpu-v5p", "h100-sxm", "h200", "mi300x"]
 

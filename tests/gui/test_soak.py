@@ -149,7 +149,8 @@ def test_ten_thousand_edits_and_repaints_leave_the_process_alive_and_its_memory_
     r = json.loads(lines[-1])
     print(f"soak: {r['cycles']} cycles in {r['seconds']} s ({r['cpu_seconds']} s CPU); "
           f"RSS {r['before']['rss_mb']:.1f} → {r['after']['rss_mb']:.1f} MB")
-    assert r["cycles"] == CYCLES and r["evaluations"] >= CYCLES  # every edit was evaluated
+    # every edit was drawn, but the retitlings (5 cycles in 20): nothing plotted shows the title
+    assert r["cycles"] == CYCLES and r["evaluations"] >= CYCLES * 15 // 20
     assert r["entries"] == r["points"] > 0 and r["notices"] == []
     b, a = r["before"], r["after"]
     assert a["rss_mb"] - b["rss_mb"] < MAX_GROWTH_MB, (b, a)

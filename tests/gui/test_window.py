@@ -156,7 +156,8 @@ def test_checking_a_chip_adds_its_roofs_and_changes_the_regions(window, qtbot):
     assert regions_after != regions_before  # v5p's ridge (166) starts the yellow band earlier
     assert window.results.table.columnCount() == 3
     # its colour swatch matches the plot
-    assert window.chips_panel._colours["tpu-v5p"] == window.chip_colours()["tpu-v5p"]
+    swatch = window.chips_panel.item("tpu-v5p").data(0, int(Qt.ItemDataRole.UserRole) + 1)
+    assert swatch == window.chip_colours()["tpu-v5p"]
     # unchecking removes it again
     item.setCheckState(0, Qt.CheckState.Unchecked)
     flush(window)
@@ -629,6 +630,25 @@ def test_the_op_list_marks_each_op_by_its_bounds(window):
     assert item.data(int(Qt.ItemDataRole.UserRole) + 2) == "compute"
 
 
+def test_the_form_shrinks_back_after_an_llm_step(window, qtbot, shipped):
+    """A matmul shown after an LLM step: Data types sits right under its three fields
+    again (the op editor is as tall as the shown kind's page, not the tallest seen)."""
+    window.resize(1440, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    flush(window)
+    editor = window.form.editor
+    y_matmul = editor.dtype_box.y()
+    window.doc.load(load_scenario(EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"))
+    flush(window)
+    qtbot.wait(20)
+    assert editor.dtype_box.y() > y_matmul + 100  # the LLM step's many fields
+    window.doc.load(load_scenario(EXAMPLES / "09-mlp-on-three-gpus.json"))
+    flush(window)
+    qtbot.wait(20)
+    assert editor.dtype_box.y() == y_matmul
+
+
 def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
     """The plot is drawn first; results, chip colours and bounds follow in the next pass."""
     from PySide6.QtCore import QEvent, QObject
@@ -673,22 +693,3 @@ def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
             return sum(1 for e in order[:order.index(event)] if e.startswith("pass"))
 
         assert pass_of("results") > pass_of("plot painted"), order
-
-
-def test_the_form_shrinks_back_after_an_llm_step(window, qtbot, shipped):
-    """A matmul shown after an LLM step: Data types sits right under its three fields
-    again (the op editor is as tall as the shown kind's page, not the tallest seen)."""
-    window.resize(1440, 900)
-    window.show()
-    qtbot.waitExposed(window)
-    flush(window)
-    editor = window.form.editor
-    y_matmul = editor.dtype_box.y()
-    window.doc.load(load_scenario(EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"))
-    flush(window)
-    qtbot.wait(20)
-    assert editor.dtype_box.y() > y_matmul + 100  # the LLM step's many fields
-    window.doc.load(load_scenario(EXAMPLES / "09-mlp-on-three-gpus.json"))
-    flush(window)
-    qtbot.wait(20)
-    assert editor.dtype_box.y() == y_matmul

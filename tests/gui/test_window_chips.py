@@ -44,10 +44,10 @@ def test_a_custom_chip_is_saved_checked_and_there_on_the_next_launch(window, qtb
     assert not panel.edit_button.isEnabled() and not panel.delete_button.isEnabled()  # presets
     base = window.catalog.get("tpu-v5e")
     dlg = ChipEditorDialog(base, window.catalog, parent=panel)
-    dlg.saved.connect(panel._after_save)
+    dlg.saved.connect(panel.after_save)
     assert dlg.id_edit.text() == "tpu-v5e-custom"
     dlg.name_edit.setText("TPU v5e with HBM3")
-    rows = [r[0] for r in dlg._rows]
+    rows = [r[0] for r in dlg.rows]
     dlg.table.item(rows.index("memory.bandwidth"), 1).setText("1.6T")
     dlg.save()
     assert dlg.error.text() == ""
@@ -68,7 +68,7 @@ def test_a_custom_chip_is_saved_checked_and_there_on_the_next_launch(window, qtb
 
 def test_bad_figures_are_refused_with_a_message(window):
     dlg = ChipEditorDialog(window.catalog.get("h100-sxm"), window.catalog)
-    rows = [r[0] for r in dlg._rows]
+    rows = [r[0] for r in dlg.rows]
     dlg.table.item(rows.index("matrix.bf16"), 1).setText("-3")
     dlg.save()
     assert "Matrix peak bf16" in dlg.error.text() and "greater than zero" in dlg.error.text()
@@ -86,12 +86,12 @@ def test_edit_and_delete_a_custom_chip(window, qtbot, monkeypatch):
     panel = window.chips_panel
     base = window.catalog.get("mi300x")
     dlg = ChipEditorDialog(base, window.catalog, parent=panel)
-    dlg.saved.connect(panel._after_save)
+    dlg.saved.connect(panel.after_save)
     dlg.save()
     cid = "mi300x-custom"
     panel.select_chip(cid)
     edit = ChipEditorDialog(window.catalog.get(cid), window.catalog, editing=True, parent=panel)
-    edit.saved.connect(panel._after_save)
+    edit.saved.connect(panel.after_save)
     edit.name_edit.setText("MI300X tuned")
     edit.save()
     assert window.catalog.get(cid).name == "MI300X tuned"
@@ -140,7 +140,7 @@ def test_opening_a_scenario_scrolls_the_chip_list_to_its_checked_chips(window, q
     qtbot.waitUntil(lambda: panel.tree.verticalScrollBar().maximum() > 0)
     window.controller.open_path(MLP_EXAMPLE, ask=False)
     assert window.doc.scenario.chips == ["h100-sxm", "h200", "b200"]
-    first = next(cid for cid in panel._items if cid in window.doc.scenario.chips)  # list order
+    first = next(cid for cid in panel.visible_ids() if cid in window.doc.scenario.chips)  # list order
     assert panel.tree.indexOfTopLevelItem(panel.item(first)) > 2  # (not in view at the top)
     qtbot.waitUntil(lambda: _rows_in_view(panel)[first])
     assert _first_row_shown(panel) == first
@@ -161,7 +161,7 @@ def test_a_file_opened_at_start_up_shows_its_checked_chips(qtbot):
         panel = w.chips_panel
         panel.tree.setFixedHeight(90)
         w.show()
-        first = next(cid for cid in panel._items if cid in w.doc.scenario.chips)
+        first = next(cid for cid in panel.visible_ids() if cid in w.doc.scenario.chips)
         qtbot.waitUntil(lambda: panel.tree.verticalScrollBar().maximum() > 0)
         qtbot.waitUntil(lambda: _rows_in_view(panel)[first])
         assert _first_row_shown(panel) == first
