@@ -172,7 +172,7 @@ def test_working_shows_every_term_with_numbers(h100):
     text = "\n".join(lines)
     for needle in ("t_compute = ", "t_mem (note) = GPU_mem / MemBW = 80 GB / 3.35 TB/s = 23.9 ms",
                    "t_mem (refined) = ", "t_network (ring) = 2·L all-reduces × 2(n−1)/n·B_dense·D·S_a / NetBW = ",
-                   "attention (QKᵀ, AV) 4·heads·head_dim·context·B_dense·L/n", "one-way link bandwidth",
+                   "attention (QKᵀ, AV) 4·heads·head_dim·context·B_dense·L/n", "one-way per-chip link bandwidth",
                    "t_step lower = max(", "t_step upper = ", "Throughput_total = B·(p+d) / cycle",
                    "Per-request = Throughput_total / (p+d)", "Decode = d·Throughput_total / (p+d)",
                    "Largest batch that fits", "KV cache per token = 2·L·n_kv·head_dim·S_kv = 2 · 32 · 32 · 128 · 2",

@@ -68,9 +68,10 @@ def _working_inputs(s: Mapping[str, Any], inp: llm.LLMInputs) -> list[str]:
            else "weights + KV cache actually read and written, / MemBW") + ")",
         f"t_network: {inp.t_net} — {llm.T_NET_LABELS[inp.t_net]}",
         "  Collectives: tensor parallel (Megatron-style), 2 all-reduces of the B_dense × D activations "
-        "per layer; a ring all-reduce sends 2(n−1)/n of the tensor per chip over the chip's one-way "
-        "link bandwidth as its chip file gives it (one ring direction on a switch such as "
-        "NVLink/NVSwitch; on a torus such as ICI the ring uses one axis' links)",
+        "per layer; a ring all-reduce sends 2(n−1)/n of the tensor per chip, at the chip file's one-way "
+        "per-chip link bandwidth (a switch such as NVSwitch: the whole one-way total; a mesh such as "
+        "xGMI: several rings at once; a torus such as ICI: one link each way along one axis, one "
+        "direction used — a bidirectional ring would halve t_network)",
     ]
 
 
