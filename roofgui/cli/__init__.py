@@ -211,7 +211,7 @@ def cmd_analyze(args, out) -> int:
         rec = record(e.analysis, e.op.name, e.phase)
         extra = RECORD_EXTRAS.get(e.op.kind)
         if extra:
-            rec.update(extra(e))
+            rec.update(extra(e, breakdown=args.breakdown))
         records.append(rec)
     if args.json:
         print(json.dumps(records, indent=2, ensure_ascii=False), file=out)

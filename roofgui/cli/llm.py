@@ -74,6 +74,9 @@ def add_args(a: argparse.ArgumentParser) -> None:
                    help="t_mem shown: refined = weights + KV read (default); note = GPU_mem / MemBW")
     g.add_argument("--t-net", choices=llm.T_NET_MODELS,
                    help="t_network: " + "; ".join(f"{k} = {v}" for k, v in llm.T_NET_LABELS.items()))
+    g.add_argument("--breakdown", action="store_true",
+                   help="split each phase into its parts (projections, attention, MLP/experts, "
+                        "all-reduces, embedding, LM head): JSON 'parts' and a table")
     g.add_argument("--list-models", action=_ListModels, help="list the model presets and exit")
 
 

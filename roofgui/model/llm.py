@@ -204,8 +204,9 @@ def _model_notes(cfg: ModelConfig, n: int, t0: StepTerms) -> list[str]:
     return notes
 
 
-def record_fields(summary: Mapping[str, Any], phase: str) -> dict[str, Any]:
-    """Flat JSON fields of one phase for a result record (the CLI's ``--json``)."""
+def record_fields(summary: Mapping[str, Any], phase: str, breakdown: bool = False) -> dict[str, Any]:
+    """Flat JSON fields of one phase for a result record (the CLI's ``--json``); with
+    ``breakdown``, its ``parts`` too (see :func:`part_records`)."""
     r = summary["phases"][phase]
     m = r["memory"]
     out = {
@@ -226,5 +227,7 @@ def record_fields(summary: Mapping[str, Any], phase: str) -> dict[str, Any]:
         "fits_all_phases": summary["memory"]["fits"], "max_batch_all_phases": summary["memory"]["max_batch"],
     }
     out.update(summary["serving"])
+    if breakdown:
+        out["parts"] = [dict(pt) for pt in r["parts"]]
     return out
 

@@ -177,9 +177,28 @@ def _working_serving(s: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def record_extras(entry) -> dict:
-    """The LLM fields of one (chip, phase) JSON record."""
-    return llm.record_fields(summary(entry), entry.phase)
+def record_extras(entry, breakdown: bool = False) -> dict:
+    """The LLM fields of one (chip, phase) JSON record (with ``breakdown``, its ``parts``)."""
+    return llm.record_fields(summary(entry), entry.phase, breakdown)
+
+
+#: How the parts of a step are named in tables.
+PART_LABELS = {"embedding": "Embedding", "qkv_proj": "QKV proj", "attention": "Attention",
+               "o_proj": "Out proj", "mlp": "MLP gate/up/down", "moe": "MoE + router",
+               "allreduce": "TP all-reduce", "norms": "Norms, other", "lm_head": "LM head"}
+
+
+def part_rows(parts) -> list[tuple[str, str]]:
+    """The parts of a phase as table rows: count × (FLOPs, HBM, link bytes, T_lower) per
+    occurrence, the bound and the share of the sum of the parts' T_lower."""
+    step = sum(pt["count"] * pt["t_lower"] for pt in parts) or 1.0
+    rows = [("Parts (×count)", "FLOPs · HBM · link · T_lower each → bound, share of Σ T_lower")]
+    for pt in parts:
+        rows.append((f"  {PART_LABELS.get(pt['name'], pt['name'])} ×{pt['count']}",
+                     f"{format_si(pt['flops'], 'FLOP')} · {format_si(pt['hbm_bytes'], 'B')} · "
+                     f"{format_si(pt['net_bytes'], 'B')} · {format_time(pt['t_lower'])} → {pt['bound']}, "
+                     f"{pt['count'] * pt['t_lower'] / step:.1%}"))
+    return rows
 
 
 def span(lo, hi, unit: str) -> str:
@@ -217,6 +236,8 @@ def table_rows(entry, rec: dict) -> list[tuple[str, str]]:
         ("Time to first token", f"{format_time(r['ttft_lower'])} … {format_time(r['ttft_upper'])}"),
         ("Time per out token", f"{format_time(r['tpot_lower'])} … {format_time(r['tpot_upper'])}"),
     ]
+    if "parts" in r:
+        rows += part_rows(r["parts"])
     return rows
 
 
