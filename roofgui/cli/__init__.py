@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 from roofgui.model.errors import ModelError
 
 from roofgui.cli import llm as cli_llm
+from roofgui.cli import pareto as cli_pareto
 from roofgui.cli.common import EXIT_USAGE, CliError, Parser, parse_kv  # noqa: F401
 
 
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="print JSON")
     a.add_argument("--working", action="store_true", help="print the derivation of every figure")
     cli_llm.add_args(a)
+    cli_pareto.add_parser(sub)
 
     e = sub.add_parser("export", help="write a plot or table without a window")
     e.add_argument("scenario", help="scenario JSON file")
@@ -278,7 +280,8 @@ def cmd_export(args, out) -> int:
     return run_export(args, out)
 
 
-COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export}
+COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export,
+            "pareto": cli_pareto.cmd_pareto}
 
 
 def main(argv: Sequence[str] | None = None, out=None) -> int:
