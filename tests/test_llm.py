@@ -241,42 +241,6 @@ def test_mixture_of_experts_reads_the_routed_experts_and_computes_top_k(h100):
     assert any("mixture of experts" in n for n in s["notes"])
 
 
-def test_moe_expected_experts_for_one_and_many_tokens(h100):
-    from roofgui.model.llm_parts import expected_experts
-    assert expected_experts(8, 2, 1) == pytest.approx(2.0)              # B = 1: its 2 experts
-    assert expected_experts(8, 2, 2) == pytest.approx(8 * (1 - 0.75 ** 2))   # 3.5
-    assert expected_experts(8, 2, 4096) == pytest.approx(8.0)           # large B: all of them
-    assert expected_experts(1, 1, 7) == 1.0                             # dense
-    one = llm.llm_summary(op("mixtral-8x7b", B=1), h100)["phases"]
-    assert one["decode"]["experts_read"] == pytest.approx(2.0)
-    assert one["prefill"]["experts_read"] == pytest.approx(8.0)         # 512 prompt tokens read ~all
-    cfg = llm.get_preset("mixtral-8x7b")
-    w_exp = 3 * 4096 * 14336 * 2 * 32
-    assert one["decode"]["weight_bytes"] == pytest.approx(2 * cfg.params_total - 6 * w_exp, rel=1e-12)
-
-
-@pytest.mark.parametrize("n", [2, 4, 8])
-def test_ring_all_reduce_by_hand(n):
-    from roofgui.model.llm_parts import note_allreduce_bytes, ring_allreduce_bytes
-    # A ring all-reduce: reduce-scatter then all-gather, n − 1 steps each of 1/n of the tensor.
-    tensor = 64 * 8192 * 2
-    by_hand = {2: 1 * tensor, 4: 1.5 * tensor, 8: 1.75 * tensor}[n]    # 2·(n−1)/n
-    assert ring_allreduce_bytes(n, tensor) == pytest.approx(by_hand)
-    assert note_allreduce_bytes(n, tensor) == pytest.approx(n * by_hand)
-
-
-def test_llama3_70b_on_8_h100_prefill_is_compute_bound_by_default(h100):
-    o = op("llama-3-70b", B=64, p=1024, d=256, n=8)
-    ring = llm.llm_summary(o, h100)["phases"]["prefill"]
-    # 2·80 all-reduces × 2·7/8 × 65,536 tokens × 8192 × 2 B = 300.6 GB over 450 GB/s = 0.668 s.
-    assert ring["t_network"] == pytest.approx(160 * 1.75 * 65536 * 8192 * 2 / 450e9, rel=1e-12)
-    assert ring["t_network"] == pytest.approx(0.668, abs=0.001)
-    assert ring["bound"] == "compute"
-    note = llm.llm_summary(op("llama-3-70b", B=64, p=1024, d=256, n=8, t_net="note"), h100)
-    assert note["phases"]["prefill"]["t_network"] == pytest.approx(5.345, abs=0.001)
-    assert note["phases"]["prefill"]["bound"] == "network"
-
-
 # -- presets ----------------------------------------------------------------------------------
 
 def test_presets_are_all_there_and_cited():
