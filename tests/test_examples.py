@@ -173,3 +173,7 @@ def test_llm_eight_gpus_how_many_fit_and_decode_bound(bundled, catalog):
     assert links == {"h100-sxm": "nvlink", "mi300x": "xgmi"}
     bounds = {(e.chip_id, e.phase): str(e.analysis.result.bound) for e in ev.entries}
     assert bounds[("h100-sxm", "decode")] == "memory"
+    # With the default ring all-reduce, prefill is compute-bound on both (the note's upper bound
+    # would call it network-bound).
+    assert sc.ops[0].params["t_net"] == "ring"
+    assert {bounds[(c, "prefill")] for c in ("h100-sxm", "mi300x")} == {"compute"}

@@ -73,27 +73,37 @@ def test_llama2_7b_on_one_h100_by_hand(h100):
     assert s["kv_bytes_per_token"] == kv_tok == s["kv_bytes_per_token_per_chip"]
 
     pre, dec = s["phases"]["prefill"], s["phases"]["decode"]
-    # Prefill: B·p = 8192 tokens, 2·P FLOPs each.
+    # Prefill: B·p = 8192 tokens, 2 FLOPs per matmul weight each (all weights but the embedding
+    # table, which is a lookup: P − V·D), plus attention QKᵀ and AV, causal: each of the p = 512
+    # queries sees (p + 1)/2 = 256.5 keys on average, 4·heads·head_dim = 4·32·128 FLOPs per key,
+    # L = 32 layers: 4·32·128·256.5·8192·32 = 1.1017e12 FLOPs.
+    attn_pre = 4 * H * HD * 256.5 * 8192 * L
+    assert attn_pre == 1_101_659_111_424
+    f_pre = 2 * (P - V * D) * 8192 + attn_pre
+    assert pre["attention_flops"] == pytest.approx(attn_pre, rel=1e-12)
     assert pre["tokens"] == 8192
-    assert pre["flops"] == pytest.approx(2 * P * 8192, rel=1e-12)
-    assert pre["t_compute"] == pytest.approx(2 * P * 8192 / PEAK, rel=1e-12)
-    assert pre["t_compute"] == pytest.approx(0.11159, rel=1e-4)        # ≈ 111.6 ms
+    assert pre["flops"] == pytest.approx(f_pre, rel=1e-12)
+    assert pre["t_compute"] == pytest.approx(f_pre / PEAK, rel=1e-12)
+    assert pre["t_compute"] == pytest.approx(0.11053, rel=1e-4)        # ≈ 110.5 ms
     # t_mem, the note's: the whole 80 GB at 3.35 TB/s.
     assert pre["t_mem_note"] == pytest.approx(80e9 / 3.35e12, rel=1e-12)
     assert pre["t_mem_note"] == pytest.approx(23.88e-3, rel=1e-3)      # ≈ 23.9 ms
-    # t_mem, refined: weights + the prompt's KV cache written (8192 tokens × 524,288 B).
-    ref = (weights + 8192 * kv_tok) / BW
+    # t_mem, refined: weights + the prompt's KV cache written (8192 tokens × 524,288 B) and read
+    # once by the fused attention.
+    ref = (weights + 2 * 8192 * kv_tok) / BW
     assert pre["t_mem_refined"] == pytest.approx(ref, rel=1e-12)
-    assert pre["t_mem_refined"] == pytest.approx(5.3051e-3, rel=1e-4)  # (13.48 + 4.29) GB / 3.35 TB/s
+    assert pre["t_mem_refined"] == pytest.approx(6.5871e-3, rel=1e-4)  # (13.48 + 2·4.29) GB / 3.35 TB/s
     assert pre["t_mem"] == pre["t_mem_refined"] and pre["t_mem_model"] == "refined"
     assert pre["t_network"] == 0.0
-    assert pre["t_step_lower"] == pytest.approx(max(ref, 2 * P * 8192 / PEAK), rel=1e-12)
-    assert pre["t_step_upper"] == pytest.approx(ref + 2 * P * 8192 / PEAK, rel=1e-12)
+    assert pre["t_step_lower"] == pytest.approx(max(ref, f_pre / PEAK), rel=1e-12)
+    assert pre["t_step_upper"] == pytest.approx(ref + f_pre / PEAK, rel=1e-12)
     assert pre["bound"] == "compute"
 
-    # Decode: B = 16 tokens; each request reads p + (d−1)/2 = 575.5 cached tokens and writes one.
+    # Decode: B = 16 tokens; each request reads p + (d−1)/2 = 575.5 cached tokens and writes one;
+    # its query attends those 575.5 keys: 4·32·128·575.5·16·32 FLOPs.
+    f_dec = 2 * (P - V * D) * 16 + 4 * H * HD * 575.5 * 16 * L
     assert dec["tokens"] == 16
-    assert dec["t_compute"] == pytest.approx(2 * P * 16 / PEAK, rel=1e-12)   # ≈ 0.218 ms
+    assert dec["t_compute"] == pytest.approx(f_dec / PEAK, rel=1e-12)   # ≈ 0.219 ms
     kv_read = 16 * (512 + 127 / 2) * kv_tok                                   # 4.83e9 B
     kv_write = 16 * kv_tok
     assert dec["kv_read_bytes"] == pytest.approx(kv_read, rel=1e-12)
@@ -101,20 +111,20 @@ def test_llama2_7b_on_one_h100_by_hand(h100):
     assert dec["t_mem_refined"] == pytest.approx(5.4665e-3, rel=1e-4)  # 18.31 GB / 3.35 TB/s
     assert dec["bound"] == "memory"
     t_dec_lo = (weights + kv_read + kv_write) / BW
-    t_dec_hi = t_dec_lo + 2 * P * 16 / PEAK
+    t_dec_hi = t_dec_lo + f_dec / PEAK
     assert dec["t_step_lower"] == pytest.approx(t_dec_lo, rel=1e-12)
     assert dec["t_step_upper"] == pytest.approx(t_dec_hi, rel=1e-12)
 
     # Serving: one prefill step then d = 128 decode steps for the 16 requests.
-    cyc_lo = 2 * P * 8192 / PEAK + d * t_dec_lo                               # ≈ 0.8113 s
+    cyc_lo = f_pre / PEAK + d * t_dec_lo                                      # ≈ 0.8102 s
     total_max = B * (p + d) / cyc_lo                                          # ≈ 12.6k tokens/s
     sv = s["serving"]
     assert sv["cycle_time_lower"] == pytest.approx(cyc_lo, rel=1e-12)
     assert sv["throughput_total_max"] == pytest.approx(total_max, rel=1e-12)
-    assert sv["throughput_total_max"] == pytest.approx(12_622, rel=1e-3)
+    assert sv["throughput_total_max"] == pytest.approx(12_638, rel=1e-3)
     assert sv["throughput_per_request_max"] == pytest.approx(total_max / (p + d), rel=1e-12)
     assert sv["throughput_decode_max"] == pytest.approx(total_max * d / (p + d), rel=1e-12)
-    cyc_hi = (ref + 2 * P * 8192 / PEAK) + d * t_dec_hi
+    cyc_hi = (ref + f_pre / PEAK) + d * t_dec_hi
     assert sv["throughput_total_min"] == pytest.approx(B * (p + d) / cyc_hi, rel=1e-12)
     assert sv["tpot_lower"] == pytest.approx(t_dec_lo, rel=1e-12)
 
@@ -161,7 +171,8 @@ def test_working_shows_every_term_with_numbers(h100):
     lines = working(llm.llm_summary(op(n=2), h100), op(n=2))
     text = "\n".join(lines)
     for needle in ("t_compute = ", "t_mem (note) = GPU_mem / MemBW = 80 GB / 3.35 TB/s = 23.9 ms",
-                   "t_mem (refined) = ", "t_network (note) = 4(n−1)·B_dense·D·S_a·L / NetBW = 4 · 1 · ",
+                   "t_mem (refined) = ", "t_network (ring) = 2·L all-reduces × 2(n−1)/n·B_dense·D·S_a / NetBW = ",
+                   "attention (QKᵀ, AV) 4·heads·head_dim·context·B_dense·L/n", "one-way per-chip link bandwidth",
                    "t_step lower = max(", "t_step upper = ", "Throughput_total = B·(p+d) / cycle",
                    "Per-request = Throughput_total / (p+d)", "Decode = d·Throughput_total / (p+d)",
                    "Largest batch that fits", "KV cache per token = 2·L·n_kv·head_dim·S_kv = 2 · 32 · 32 · 128 · 2",
@@ -178,13 +189,16 @@ def test_tensor_parallel_conventions(h100):
     assert eight["weight_bytes_per_chip"] == pytest.approx(one["weight_bytes_per_chip"] / 8)
     assert eight["phases"]["decode"]["flops"] == pytest.approx(one["phases"]["decode"]["flops"] / 8)
     assert eight["kv_heads_per_chip"] == 1 and one["kv_heads_per_chip"] == 8
-    # The note's network: 4 AllGathers per layer, n − 1 hops of B_dense·D·S bytes each.
+    # The default network: 2 ring all-reduces per layer, each 2(n−1)/n of B_dense·D·S bytes per chip.
+    ring = 2 * cfg.layers * (2 * 7 / 8) * 64 * cfg.hidden_size * 2
+    assert eight["phases"]["decode"]["net_bytes"] == pytest.approx(ring, rel=1e-12)
+    assert eight["phases"]["decode"]["t_network"] == pytest.approx(ring / 450e9)
+    assert eight["phases"]["prefill"]["net_bytes"] == pytest.approx(ring * 1024, rel=1e-12)
+    # The note's upper bound: 4 AllGathers per layer, n − 1 hops of B_dense·D·S bytes each.
     net = 4 * 7 * 64 * cfg.hidden_size * 2 * cfg.layers
-    assert eight["phases"]["decode"]["net_bytes"] == net
-    assert eight["phases"]["decode"]["t_network"] == pytest.approx(net / 450e9)
-    assert eight["phases"]["prefill"]["net_bytes"] == net * 1024
-    ring = llm.llm_summary(op("llama-3-70b", B=64, p=1024, d=256, n=8, t_net="ring"), h100)
-    assert ring["phases"]["decode"]["net_bytes"] == pytest.approx(net / 8)
+    note = llm.llm_summary(op("llama-3-70b", B=64, p=1024, d=256, n=8, t_net="note"), h100)
+    assert note["phases"]["decode"]["net_bytes"] == pytest.approx(net, rel=1e-12)
+    assert note["t_net_model"] == "note" and eight["t_net_model"] == "ring"
     # 16 chips: the 8 KV heads are replicated, one per chip.
     sixteen = llm.llm_summary(op("llama-3-70b", B=64, p=1024, d=256, n=16), h100)
     assert sixteen["kv_heads_per_chip"] == 1
@@ -210,12 +224,20 @@ def test_other_ops_ignore_the_kv_role():
     assert float(a.flops) == float(b.flops) and float(a.hbm_bytes) == float(b.hbm_bytes)
 
 
-def test_mixture_of_experts_reads_all_experts_and_computes_top_k(h100):
+def test_mixture_of_experts_reads_the_routed_experts_and_computes_top_k(h100):
     s = llm.llm_summary(op("mixtral-8x7b"), h100)
     cfg = llm.get_preset("mixtral-8x7b")
     assert (cfg.experts, cfg.top_k) == (8, 2)
+    # Memory holds every expert; FLOPs use the top-2 (plus attention, less the embedding lookup).
     assert s["weight_bytes_per_chip"] == 2 * cfg.params_total
-    assert s["phases"]["decode"]["flops"] == pytest.approx(2 * cfg.params_active * 16)
+    dec = s["phases"]["decode"]
+    attn = 4 * 32 * 128 * (512 + 127 / 2) * 16 * 32
+    assert dec["flops"] == pytest.approx(2 * (cfg.params_active - 32000 * 4096) * 16 + attn, rel=1e-12)
+    # 16 tokens, each to 2 of 8 experts: 8·(1 − (6/8)^16) = 7.92 distinct experts per layer.
+    assert dec["experts_read"] == pytest.approx(8 * (1 - 0.75 ** 16), rel=1e-12)
+    w_exp = 3 * 4096 * 14336 * 2 * 32                  # one expert in every layer, bf16
+    assert dec["weight_bytes"] == pytest.approx(2 * cfg.params_total - (8 - dec["experts_read"]) * w_exp,
+                                                rel=1e-12)
     assert any("mixture of experts" in n for n in s["notes"])
 
 
@@ -321,11 +343,13 @@ def test_critical_batch_agrees_with_the_generic_roofline(model, n, catalog):
 
 
 def test_prefill_critical_tokens_is_the_ridge(h100):
-    # One chip, Llama-3 8B: compute-bound once 2·P·B·p/peak ≥ (weights + B·p·kv)/BW.
+    # One chip, Llama-3 8B: compute-bound once FLOPs/peak ≥ (weights + 2·B·p·kv)/BW, with
+    # FLOPs per token 2·(P − V·D) + attention 4·32·128·(p + 1)/2·32 (KV written and read once).
     s = llm.llm_summary(op("llama-3-8b", p=1000), h100)
     cfg = llm.get_preset("llama-3-8b")
     kv_tok = 2 * 32 * 8 * 128 * 2
-    tokens = (2 * cfg.params_total / BW) / (2 * cfg.params_active / PEAK - kv_tok / BW)
+    f_tok = 2 * (cfg.params_active - 128256 * 4096) + 4 * 32 * 128 * 500.5 * 32
+    tokens = (2 * cfg.params_total / BW) / (f_tok / PEAK - 2 * kv_tok / BW)
     assert s["phases"]["prefill"]["critical_tokens"] == pytest.approx(tokens, rel=1e-9)
     assert s["phases"]["prefill"]["critical_batch"] == pytest.approx(tokens / 1000, rel=1e-9)
 

@@ -63,13 +63,26 @@ def test_json_matches_the_model_summary(capsys):
         assert rec["throughput_total_max"] == pytest.approx(s["serving"]["throughput_total_max"])
 
 
-def test_t_mem_note_and_ring_network_flags(capsys):
-    _, out, _ = run(BASE + ["--t-mem", "note", "--t-net", "ring", "--json"], capsys)
+def test_t_mem_note_and_note_network_flags(capsys):
+    _, out, _ = run(BASE + ["--t-mem", "note", "--t-net", "note", "--json"], capsys)
     r = json.loads(out)[1]
     assert r["t_mem_model"] == "note" and r["t_mem"] == pytest.approx(80e9 / 3.35e12)
-    assert r["t_net_model"] == "ring"
+    assert r["t_net_model"] == "note"
     _, out2, _ = run(BASE + ["--json"], capsys)
-    assert r["t_network"] == pytest.approx(json.loads(out2)[1]["t_network"] / 8)
+    assert json.loads(out2)[1]["t_net_model"] == "ring"                   # the default
+    assert r["t_network"] == pytest.approx(json.loads(out2)[1]["t_network"] * 8)
+
+
+def test_llama3_70b_prefill_verdict_both_ways(capsys):
+    args = ["analyze", "--op", "llm", "--model", "llama-3-70b", "--chip", "h100-sxm", "--chips-count", "8",
+            "--link", "nvlink", "--batch", "64", "--prefill", "1024", "--decode", "256", "--json"]
+    _, out, _ = run(args, capsys)
+    pre = json.loads(out)[0]
+    assert pre["phase"] == "prefill" and pre["step_bound"] == "compute"
+    assert pre["t_network"] == pytest.approx(0.668, abs=0.001)
+    _, out, _ = run(args + ["--t-net", "note"], capsys)
+    pre = json.loads(out)[0]
+    assert pre["step_bound"] == "network" and pre["t_network"] == pytest.approx(5.345, abs=0.001)
 
 
 def test_what_if_link_doubling_never_slows(capsys):
@@ -83,7 +96,7 @@ def test_table_and_working(capsys):
     code, out, err = run(BASE + ["--working"], capsys)
     assert code == 0, err
     assert "llama-3-70b · prefill on NVIDIA H100 SXM" in out and "llama-3-70b · decode on" in out
-    for needle in ("t_mem (shown: refined)", "t_network (note)", "Step lower (max)", "Step upper (sum)",
+    for needle in ("t_mem (shown: refined)", "t_network (ring)", "Step lower (max)", "Step upper (sum)",
                    "Memory per chip", "Largest batch", "Throughput total", "Per-request", "Decode throughput",
                    "t_mem (note) = GPU_mem / MemBW = 80 GB / 3.35 TB/s", "Throughput_total = B·(p+d) / cycle"):
         assert needle in out, needle

@@ -16,6 +16,7 @@ from roofgui.model.errors import ModelError
 
 from roofgui.cli import llm as cli_llm
 from roofgui.cli import measured
+from roofgui.cli import pareto as cli_pareto
 from roofgui.cli.common import EXIT_USAGE, CliError, Parser, parse_kv  # noqa: F401
 
 
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="print JSON")
     a.add_argument("--working", action="store_true", help="print the derivation of every figure")
     cli_llm.add_args(a)
+    cli_pareto.add_parser(sub)
 
     e = sub.add_parser("export", help="write a plot or table without a window")
     e.add_argument("scenario", help="scenario JSON file")
@@ -236,7 +238,7 @@ def cmd_analyze(args, out) -> int:
         rec = record(e.analysis, e.op.name, e.phase)
         extra = RECORD_EXTRAS.get(e.op.kind)
         if extra:
-            rec.update(extra(e))
+            rec.update(extra(e, breakdown=args.breakdown))
         records.append(rec)
     if args.json:
         print(json.dumps(records, indent=2, ensure_ascii=False), file=out)
@@ -315,7 +317,7 @@ def cmd_export(args, out) -> int:
 
 
 COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export,
-            "measured": measured.run}
+            "measured": measured.run, "pareto": cli_pareto.cmd_pareto}
 
 
 def main(argv: Sequence[str] | None = None, out=None) -> int:
@@ -332,7 +334,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
             print(f"roofgui {__version__}", file=out)
             return 0
         if not args.command:
-            raise CliError("give a command: chips, show-chip, analyze, export or measured")
+            raise CliError("give a command: chips, show-chip, analyze, pareto, export or measured")
         return COMMANDS[args.command](args, out)
     except (CliError, ModelError) as e:
         _one_line(f"roofgui: error: {e}")

@@ -73,7 +73,10 @@ def add_args(a: argparse.ArgumentParser) -> None:
     g.add_argument("--t-mem", choices=llm.T_MEM_MODELS,
                    help="t_mem shown: refined = weights + KV read (default); note = GPU_mem / MemBW")
     g.add_argument("--t-net", choices=llm.T_NET_MODELS,
-                   help="t_network: note = 4(n−1)·B·D·S·L (default); ring = that / n")
+                   help="t_network: " + "; ".join(f"{k} = {v}" for k, v in llm.T_NET_LABELS.items()))
+    g.add_argument("--breakdown", action="store_true",
+                   help="split each phase into its parts (projections, attention, MLP/experts, "
+                        "all-reduces, embedding, LM head): JSON 'parts' and a table")
     g.add_argument("--list-models", action=_ListModels, help="list the model presets and exit")
 
 

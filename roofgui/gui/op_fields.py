@@ -80,10 +80,8 @@ def _llm_params() -> tuple[ParamSpec, ...]:
                   "Refined: the weights and KV cache actually read each step. Note: the whole HBM "
                   "read every step, as in the serving-throughput note.",
                   choices=(("refined", "Refined (weights + KV read)"), ("note", "Note (whole HBM)"))),
-        ParamSpec("t_net", "Network time", "note",
-                  "Note: 4(n−1) AllGathers of the activations per layer. Ring: a bandwidth-optimal "
-                  "ring, n times less.",
-                  choices=(("note", "Note: 4(n−1)·B·D·S·L"), ("ring", "Ring (÷ n)"))),
+        ParamSpec("t_net", "Network time", llm.T_NET_DEFAULT, "; ".join(llm.T_NET_LABELS.values()),
+                  choices=tuple(llm.T_NET_LABELS.items())),
     ]
     specs += [arch_field(n, label, limit) for n, label, limit in llm.ARCH_FIELDS]
     return tuple(specs)

@@ -18,7 +18,8 @@ from roofgui.model.chips import Chip
 from roofgui.model.dtypes import Dtype
 from roofgui.model.errors import ModelError
 from roofgui.model.llm_models import (ARCH_FIELDS, ARCH_NAMES, CUSTOM, DEFAULT_MODEL,  # noqa: F401
-                                      PARAM_KEYS, T_MEM_MODELS, T_NET_MODELS, ModelConfig,
+                                      PARAM_KEYS, T_MEM_MODELS, T_NET_DEFAULT, T_NET_LABELS,
+                                      T_NET_MODELS, ModelConfig,
                                       architecture_params, build_config, get_preset, model_ids,
                                       norm_id, parse_model_toml, presets, resolve_model,
                                       t_mem_model, t_net_model)
@@ -42,21 +43,22 @@ def llm_work(dims: Mapping[str, Array], dt: Mapping[str, Dtype], shard: Shard | 
     net = t_net_model(params)
     n = shard.n if shard is not None else 1
     t = step_terms(cfg, dims["B"], dims["p"], dims["d"], n, dt, phase, net)
-    sw, sa = dt["w"].bytes, dt["x"].bytes
+    sa = dt["x"].bytes
     tokens = "B·p" if phase == "prefill" else "B"
+    attn = next(pt for pt in t.parts if pt.name == "attention")
     if phase == "prefill":
-        kv = f"KV written B·p·{t.kv_bytes_per_token_chip:.4g}"
+        kv = "KV written B·p·kv + K, V read once B·p·kv"
     else:
-        kv = (f"KV read B·(p + (d−1)/2)·{t.kv_bytes_per_token_chip:.4g} + "
-              f"KV written B·{t.kv_bytes_per_token_chip:.4g}")
-    f = {"flops": f"2·P_active·{tokens}/n = 2·{cfg.params_active:.4g}·{tokens}/{n}",
-         "hbm_bytes": f"weights P_total·S_w/n = {cfg.params_total:.4g}·{sw:g}/{n} + {kv}"}
+        kv = "KV read B·(p + (d−1)/2)·kv + KV written B·kv"
+    f = {"flops": f"Σ parts: 2·(matmul weights)·{tokens}/n + attention 4·heads·head_dim·context·"
+                  f"{tokens}·L/n (attention {float(np.ravel(attn.flops)[0]) * attn.count:.4g})",
+         "hbm_bytes": f"weights read (experts: {float(np.ravel(t.experts_read)[0]):.3g} of "
+                      f"{cfg.experts} per layer)/n + {kv} (kv = {t.kv_bytes_per_token_chip:.4g} B)"}
     if n > 1:
         f["per_chip"] = (f"tensor parallel over {n} chips: weights and FLOPs /{n}, "
                          f"{t.kv_heads_per_chip} of {cfg.kv_heads} KV heads per chip")
-        ring = f"/{n}" if net == "ring" else ""
-        f["net_bytes"] = (f"4·(n−1){'/n' if ring else ''}·{tokens}·D·S_a·L = "
-                          f"4·{n - 1}{ring}·{tokens}·{cfg.hidden_size}·{sa:g}·{cfg.layers}")
+        f["net_bytes"] = (f"{T_NET_LABELS[net]}: 2·L = {2 * cfg.layers} all-reduces of "
+                          f"{tokens}·D·S_a = {tokens}·{cfg.hidden_size}·{sa:g}")
     return Work(t.flops, t.hbm_bytes, t.net_bytes, "matrix", dt["compute"],
                 shard.link if shard is not None else None, n, f)
 
@@ -103,6 +105,8 @@ def llm_summary(op: Any, chip: Chip, settings: Settings = Settings(), *,
     times = {ph: phase_times(terms[ph], fig, capacity, inp.t_mem) for ph in PHASES}
     cycle = serving(np.float64(B), np.float64(p), np.float64(d), times["prefill"], times["decode"])
     phases = {ph: _phase_record(terms[ph], times[ph], capacity, inp.t_mem) for ph in PHASES}
+    for ph in PHASES:
+        phases[ph]["parts"] = part_records(terms[ph], fig)
     max_batch = min(phases[ph]["memory"]["max_batch"] for ph in PHASES)
     fits = all(phases[ph]["memory"]["fits"] for ph in PHASES)
     t0 = terms["decode"]
@@ -147,6 +151,8 @@ def _phase_record(t: StepTerms, r: Mapping[str, Array], capacity: float, t_mem: 
     return {
         "tokens": _num(t.tokens), "flops": _num(t.flops), "hbm_bytes_refined": _num(t.hbm_bytes),
         "weight_bytes": _num(t.weight_bytes), "kv_read_bytes": _num(t.kv_read),
+        "experts_read": _num(t.experts_read),
+        "attention_flops": _num(sum(pt.count * pt.flops for pt in t.parts if pt.name == "attention")),
         "kv_write_bytes": _num(t.kv_write), "net_bytes": _num(t.net_bytes),
         "t_compute": _num(r["t_compute"]), "t_mem": _num(r["t_mem"]), "t_mem_model": t_mem,
         "t_mem_note": _num(r["t_mem_note"]), "t_mem_refined": _num(r["t_mem_refined"]),
@@ -163,6 +169,22 @@ def _phase_record(t: StepTerms, r: Mapping[str, Array], capacity: float, t_mem: 
     }
 
 
+def part_records(t: StepTerms, fig: ChipFigures) -> list[dict[str, Any]]:
+    """The parts of one phase (single values), each for one occurrence, with its time on the
+    chip: ``t_lower = max(FLOPs/peak, HBM bytes/HBM bandwidth, link bytes/link bandwidth)``
+    and the bound that sets it.  ``count × value`` summed over the parts is the step's."""
+    link = fig.link_bandwidth or 0.0
+    out = []
+    for pt in t.parts:
+        f, h, nb = (float(np.ravel(v)[0]) for v in (pt.flops, pt.hbm_bytes, pt.net_bytes))
+        times = (f / fig.peak, h / fig.hbm_bandwidth,
+                 (nb / link if link > 0 else math.inf) if nb > 0 else 0.0)
+        code = 0 if times[0] >= max(times[1], times[2]) else 1 if times[1] >= times[2] else 2
+        out.append({"name": pt.name, "count": pt.count, "flops": f, "hbm_bytes": h,
+                    "net_bytes": nb, "t_lower": max(times), "bound": str(BOUNDS[code])})
+    return out
+
+
 def _model_notes(cfg: ModelConfig, n: int, t0: StepTerms) -> list[str]:
     """What the even split over ``n`` chips and the model's experts leave out."""
     notes = []
@@ -176,13 +198,15 @@ def _model_notes(cfg: ModelConfig, n: int, t0: StepTerms) -> list[str]:
         notes.append(f"{cfg.heads} attention heads do not split evenly over {n} chips; "
                      "FLOPs are counted as an even split")
     if cfg.experts > 1:
-        notes.append(f"mixture of experts: every step reads all {cfg.experts} experts' weights "
-                     f"(true once B_dense·top_k ≫ {cfg.experts}); FLOPs use the {cfg.top_k} routed")
+        notes.append(f"mixture of experts: a step reads the experts its tokens are routed to, "
+                     f"E·(1 − (1 − k/E)^T) of {cfg.experts} per layer for T tokens (uniform routing); "
+                     f"FLOPs use the {cfg.top_k} routed; memory holds all {cfg.experts}")
     return notes
 
 
-def record_fields(summary: Mapping[str, Any], phase: str) -> dict[str, Any]:
-    """Flat JSON fields of one phase for a result record (the CLI's ``--json``)."""
+def record_fields(summary: Mapping[str, Any], phase: str, breakdown: bool = False) -> dict[str, Any]:
+    """Flat JSON fields of one phase for a result record (the CLI's ``--json``); with
+    ``breakdown``, its ``parts`` too (see :func:`part_records`)."""
     r = summary["phases"][phase]
     m = r["memory"]
     out = {
@@ -203,5 +227,7 @@ def record_fields(summary: Mapping[str, Any], phase: str) -> dict[str, Any]:
         "fits_all_phases": summary["memory"]["fits"], "max_batch_all_phases": summary["memory"]["max_batch"],
     }
     out.update(summary["serving"])
+    if breakdown:
+        out["parts"] = [dict(pt) for pt in r["parts"]]
     return out
 

@@ -22,7 +22,13 @@ from roofgui.model.units import parse_quantity
 DEFAULT_MODEL = "llama-3-8b"
 CUSTOM = "custom"
 T_MEM_MODELS = ("refined", "note")
-T_NET_MODELS = ("note", "ring")
+T_NET_MODELS = ("ring", "note")
+T_NET_DEFAULT = "ring"
+#: What each network model is, in words (the CLI's help and the window's choices use these).
+T_NET_LABELS = {
+    "ring": "ring all-reduce: 2 per layer, 2(n−1)/n of the activations each (default)",
+    "note": "the note's upper bound: 4(n−1)·B·D·S·L (n times the ring)",
+}
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 256 * 1024
 
@@ -340,10 +346,11 @@ def t_mem_model(params: Mapping[str, Any] | None) -> str:
 
 
 def t_net_model(params: Mapping[str, Any] | None) -> str:
-    """``"note"`` (default: ``n − 1`` hops of the whole tensor per AllGather) or
-    ``"ring"`` (a bandwidth-optimal ring: ``(n − 1)/n`` of it per chip)."""
-    v = (params or {}).get("t_net", "note")
+    """``"ring"`` (default: a ring all-reduce per tensor-parallel layer boundary, 2 per layer,
+    ``2(n − 1)/n`` of the activations each) or ``"note"`` (the note's upper bound,
+    ``4(n−1)·B·D·S·L``: ``n − 1`` hops of the whole tensor per AllGather, ``n`` times the ring)."""
+    v = (params or {}).get("t_net", T_NET_DEFAULT)
     if v not in T_NET_MODELS:
-        raise ModelError(f"must be 'note' or 'ring' (got {v!r})", "t_net")
+        raise ModelError(f"must be 'ring' or 'note' (got {v!r})", "t_net")
     return v
 

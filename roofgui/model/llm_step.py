@@ -17,22 +17,25 @@ Conventions (all figures per chip unless named otherwise)
   ``B_dense = B·p`` tokens.  The **decode step** generates one token for
   each request: ``B_dense = B``; its KV cache read is the average context
   ``p + (d − 1)/2`` tokens per request.
-* FLOPs are the note's dense count ``2·P_active·B_dense`` (a multiply-add
-  per active weight per token), split evenly over ``n`` chips.  Attention
-  score FLOPs (``4·L·context·head_dim·heads`` per token) are not counted.
-* Weights: ``P_total·S_w/n`` bytes per chip, all read once per step (for a
-  mixture of experts every expert is read: true once ``B_dense·top_k ≫ experts``).
+* The step is the sum of its parts (:mod:`.llm_parts`: embedding, Q/K/V projections,
+  attention, output projection, MLP or experts, all-reduces, norms, LM head).
+  FLOPs: 2 per weight and token of every matmul (the embedding lookup does none),
+  plus attention's ``QKᵀ`` and ``AV``, ``4·heads·head_dim·context`` per token and
+  layer (context ``(p+1)/2`` causal in prefill, ``p + (d−1)/2`` in decode), split
+  evenly over ``n`` chips.
+* Weights read once per step: ``/n`` per chip; of a mixture of experts' experts, the
+  expected distinct ones the step's ``T`` tokens are routed to, ``E·(1 − (1 − k/E)^T)``
+  per layer (uniform routing).  Capacity holds all ``P_total·S_w/n``.
 * KV cache: ``2·L·n_kv·head_dim·S_kv`` bytes per token for the whole model;
   tensor parallelism splits the KV heads, ``ceil(n_kv / n)`` per chip (heads
   are replicated when ``n > n_kv``).
 * Activations (capacity only): the working set of one layer,
   ``S_a·(B_dense·(2·D + 2·top_k·F/n) + B·V/n)`` — the residual stream in and
   out, the routed experts' gate and up projections, one row of logits per request.
-* Network: the note's ``4(n−1)·B_dense·D·S_a·L`` bytes — four AllGathers of
-  the ``B_dense × D`` activations per layer, each ``n − 1`` hops (equivalently
-  Megatron's two AllReduces per layer, an AllReduce ≈ twice an AllGather).
-  A bandwidth-optimal ring would send ``(n−1)/n`` of each tensor instead of
-  ``n − 1`` tensors, so this figure is pessimistic by a factor ``n``.
+* Network (default ``ring``): two ring all-reduces of the ``B_dense × D``
+  activations per layer, each sending ``2(n−1)/n × B_dense·D·S_a`` per chip over the
+  chip's one-way link bandwidth.  ``note``: the note's upper bound
+  ``4(n−1)·B_dense·D·S_a·L`` (``n − 1`` hops of the whole tensor), ``n`` times more.
 * ``t_mem``: the note's ``GPU_mem / MemBW`` (the whole HBM read every step),
   or the refined ``(weights/n + KV read + KV written) / MemBW`` (default);
   ``params["t_mem"]`` selects which one enters the step bounds and the
@@ -64,6 +67,7 @@ from roofgui.model.chips import Chip
 from roofgui.model.dtypes import Dtype
 from roofgui.model.errors import ModelError
 from roofgui.model.llm_models import ModelConfig, resolve_model, t_mem_model, t_net_model
+from roofgui.model.llm_parts import RING, expected_experts, step_parts, total
 from roofgui.model.ops import Shard, Work, get_kind, resolve_dtypes, validate_dims, validate_shard
 from roofgui.model.roofline import ChipFigures, Settings, chip_figures
 
@@ -93,7 +97,7 @@ class StepTerms:
     kv_read: Array              # per chip
     kv_write: Array             # per chip
     hbm_bytes: Array            # refined: weights + KV read + KV written
-    net_bytes: Array            # per chip, the note's AllGathers
+    net_bytes: Array            # per chip, the all-reduces
     mem_weights: Array
     mem_kv: Array               # B·(p+d) tokens of KV cache
     mem_act: Array
@@ -107,61 +111,56 @@ class StepTerms:
     kv_heads_per_chip: int
     act_bytes_per_token_chip: float
     logits_bytes_per_request_chip: float
+    parts: tuple = ()           # the step's parts (llm_parts.Part); the totals are their sums
+    experts_read: Array | float = 1.0  # expected distinct experts read per layer
 
 
 def step_terms(cfg: ModelConfig, B, p, d, n: int, dt: Mapping[str, Dtype], phase: str,
-               network: str = "note") -> StepTerms:
+               network: str = RING) -> StepTerms:
     """Count one step of ``phase`` (``"prefill"`` or ``"decode"``) per chip.
 
     ``B``, ``p``, ``d``: concurrent requests, average prefill and decode tokens (numbers or
     arrays ≥ 1); ``n`` chips in tensor parallel; ``dt`` dtypes by role (``w`` weights,
-    ``x`` activations, ``kv`` KV cache); ``network``: ``"note"`` counts
-    ``4(n−1)·B_dense·D·S_a·L`` link bytes, ``"ring"`` ``/n`` of that.
+    ``x`` activations, ``kv`` KV cache); ``network``: ``"ring"`` (a ring all-reduce, 2 per
+    layer) or ``"note"`` (the note's upper bound ``4(n−1)·B_dense·D·S_a·L``).  The step's
+    FLOPs and bytes are the sums of its :func:`~roofgui.model.llm_parts.step_parts`.
     """
     if phase not in PHASES:
         raise ModelError(f"the LLM step has no phase {phase!r} (phases: prefill, decode)", "phase")
     B = np.asarray(B, dtype=np.float64)
     p = np.asarray(p, dtype=np.float64)
     d = np.asarray(d, dtype=np.float64)
-    sw, sa, skv = dt["w"].bytes, dt["x"].bytes, dt["kv"].bytes
+    sa, skv = dt["x"].bytes, dt["kv"].bytes
     D, L, F, V = cfg.hidden_size, cfg.layers, cfg.ffn_size, cfg.vocab_size
     kvh_chip = -(-cfg.kv_heads // n)  # ceil: heads are replicated once n exceeds them
     kv_tok = 2.0 * L * cfg.kv_heads * cfg.head_dim * skv
     kv_tok_chip = 2.0 * L * kvh_chip * cfg.head_dim * skv
     act_tok = sa * (2.0 * D + 2.0 * cfg.top_k * F / n)
     logits_req = sa * V / n
-    weights = cfg.params_total * sw / n
-    t_req, kv_read_req, kv_write_req = _kv_per_request(phase, p, d, kv_tok_chip)
-    flops_req = 2.0 * cfg.params_active * t_req / n
-    net_req = 4.0 * (n - 1) * t_req * D * sa * L
-    if network == "ring":
-        net_req = net_req / n
-    mem_req = (p + d) * kv_tok_chip + t_req * act_tok + logits_req
-    hbm_req = kv_read_req + kv_write_req
+    mem_w = cfg.params_total * dt["w"].bytes / n
+    t_req = p if phase == "prefill" else 1.0 + 0.0 * p
+    parts = step_parts(cfg, B, p, d, n, dt, phase, network)
     shape = np.broadcast_shapes(B.shape, p.shape, d.shape)
 
     def b(a) -> Array:
         return np.broadcast_to(np.asarray(a, dtype=np.float64), shape)
 
-    w = b(weights)
-    mem_kv = B * (p + d) * kv_tok_chip
+    flops, weights = total(parts, "flops"), total(parts, "weight_bytes")
+    kv, net = total(parts, "kv_bytes"), total(parts, "net_bytes")
+    kv_write = B * t_req * kv_tok_chip
+    mem_req = (p + d) * kv_tok_chip + t_req * act_tok + logits_req
     mem_act = B * (t_req * act_tok + logits_req)
     return StepTerms(
         phase=phase, batch=b(B), tokens_per_request=b(t_req), tokens=b(B * t_req),
-        flops=b(B * flops_req), weight_bytes=w, kv_read=b(B * kv_read_req),
-        kv_write=b(B * kv_write_req), hbm_bytes=b(weights + B * hbm_req), net_bytes=b(B * net_req),
-        mem_weights=w, mem_kv=b(mem_kv), mem_act=b(mem_act), mem_total=b(weights + B * mem_req),
-        mem_per_request=b(mem_req), flops_per_request=b(flops_req), hbm_per_request=b(hbm_req),
-        net_per_request=b(net_req), kv_bytes_per_token=kv_tok, kv_bytes_per_token_chip=kv_tok_chip,
+        flops=b(flops), weight_bytes=b(weights), kv_read=b(kv - kv_write),
+        kv_write=b(kv_write), hbm_bytes=b(weights + kv), net_bytes=b(net),
+        mem_weights=b(mem_w), mem_kv=b(B * (p + d) * kv_tok_chip), mem_act=b(mem_act),
+        mem_total=b(mem_w + B * mem_req), mem_per_request=b(mem_req),
+        flops_per_request=b(flops / B), hbm_per_request=b(kv / B), net_per_request=b(net / B),
+        kv_bytes_per_token=kv_tok, kv_bytes_per_token_chip=kv_tok_chip,
         kv_heads_per_chip=kvh_chip, act_bytes_per_token_chip=act_tok,
-        logits_bytes_per_request_chip=logits_req)
-
-
-def _kv_per_request(phase: str, p: Array, d: Array, kv_tok_chip: float) -> tuple[Array, Array, Array]:
-    """Tokens of one request in a step, and the KV cache bytes it reads and writes."""
-    if phase == "prefill":
-        return p, 0.0 * p, p * kv_tok_chip
-    return 1.0 + 0.0 * p, (p + (d - 1.0) / 2.0) * kv_tok_chip, kv_tok_chip + 0.0 * p
+        logits_bytes_per_request_chip=logits_req, parts=parts,
+        experts_read=b(expected_experts(cfg.experts, cfg.top_k, B * t_req)))
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,7 @@ class LLMInputs:
     shard: Shard | None
     params: Mapping[str, Any]
     t_mem: str
-    t_net: str = "note"
+    t_net: str = RING
 
     @property
     def n(self) -> int:

@@ -66,9 +66,12 @@ def _working_inputs(s: Mapping[str, Any], inp: llm.LLMInputs) -> list[str]:
         f"t_mem shown: {inp.t_mem} ("
         + ("the note's GPU_mem / MemBW, the whole HBM every step" if inp.t_mem == "note"
            else "weights + KV cache actually read and written, / MemBW") + ")",
-        f"t_network: {inp.t_net} ("
-        + ("a ring: (n−1)/n of each tensor per chip" if inp.t_net == "ring"
-           else "the note's n−1 hops of the whole tensor, 4 AllGathers (= 2 AllReduces) per layer") + ")",
+        f"t_network: {inp.t_net} — {llm.T_NET_LABELS[inp.t_net]}",
+        "  Collectives: tensor parallel (Megatron-style), 2 all-reduces of the B_dense × D activations "
+        "per layer; a ring all-reduce sends 2(n−1)/n of the tensor per chip, at the chip file's one-way "
+        "per-chip link bandwidth (a switch such as NVSwitch: the whole one-way total; a mesh such as "
+        "xGMI: several rings at once; a torus such as ICI: one link each way along one axis, one "
+        "direction used — a bidirectional ring would halve t_network)",
     ]
 
 
@@ -88,19 +91,19 @@ def _working_phase(s: Mapping[str, Any], inp: llm.LLMInputs, ph: str) -> list[st
               f"+ KV written {B_(r['kv_write_bytes'])}")
     lines = [
         f"── {ph} step: B_dense = {tok} = {format_number(r['tokens'])} tokens",
-        f"  FLOPs per chip = 2·P_active·B_dense/n = 2 · {g(cfg.params_active)} · {g(r['tokens'])} / {n} "
+        f"  FLOPs per chip = matmuls 2·(weights used)·B_dense/n + attention (QKᵀ, AV) "
+        f"4·heads·head_dim·context·B_dense·L/n = {g(r['flops'] - r['attention_flops'])} + "
+        f"4 · {cfg.heads} · {cfg.head_dim} · {g(_ctx(s, ph))} · {g(r['tokens'])} · {L} / {n} "
         f"= {g(r['flops'])}",
         f"  t_compute = {g(r['flops'])} / {format_si(c['peak_flops'], 'FLOP/s')} = {T(r['t_compute'])}",
         f"  t_mem (note) = GPU_mem / MemBW = {B_(c['hbm_capacity'])} / {hbm} = {T(r['t_mem_note'])}",
         f"  t_mem (refined) = (weights {B_(r['weight_bytes'])} + {kv}) / {hbm} = {T(r['t_mem_refined'])}",
     ]
-    if n <= 1:
-        lines.append("  t_network = 0 (one chip)")
-    else:
-        ring = inp.t_net == "ring"
-        lines.append(f"  t_network ({inp.t_net}) = 4(n−1){'/n' if ring else ''}·B_dense·D·S_a·L / NetBW = "
-                     f"4 · {n - 1}{f'/{n}' if ring else ''} · {g(r['tokens'])} · {D} · {sa:g} · {L} / "
-                     f"{format_si(c['link_bandwidth'], 'B/s')} = {T(r['t_network'])}")
+    if cfg.experts > 1:
+        lines.append(f"  Experts read per layer = E·(1 − (1 − k/E)^T) = {cfg.experts}·(1 − (1 − "
+                     f"{cfg.top_k}/{cfg.experts})^{g(r['tokens'])}) = {r['experts_read']:.3g} of "
+                     f"{cfg.experts} (uniform routing); weights read {B_(r['weight_bytes'])}")
+    lines.append(_working_net(inp, r, c["link_bandwidth"]))
     cb = r["critical_batch"]
     lines += [
         f"  t_step lower = max(t_mem, t_compute, t_network) = {T(r['t_step_lower'])} → {r['bound']}-bound",
@@ -114,6 +117,26 @@ def _working_phase(s: Mapping[str, Any], inp: llm.LLMInputs, ph: str) -> list[st
         f"… {format_si(r['step_throughput_max'], 'tok/s')}",
     ]
     return lines + _working_memory(s, inp, ph)
+
+
+def _ctx(s: Mapping[str, Any], ph: str) -> float:
+    """Keys each query sees on average: (p+1)/2 causal in prefill, p + (d−1)/2 in decode."""
+    i = s["inputs"]
+    return (i["prefill"] + 1) / 2 if ph == "prefill" else i["prefill"] + (i["decode"] - 1) / 2
+
+
+def _working_net(inp: llm.LLMInputs, r: Mapping[str, Any], link_bw) -> str:
+    cfg, n, sa = inp.model, inp.n, inp.dtypes["x"].bytes
+    if n <= 1:
+        return "  t_network = 0 (one chip)"
+    tok, L, D = _g(r["tokens"]), cfg.layers, cfg.hidden_size
+    if inp.t_net == "ring":
+        return (f"  t_network (ring) = 2·L all-reduces × 2(n−1)/n·B_dense·D·S_a / NetBW = "
+                f"2 · {L} · 2 · {n - 1}/{n} · {tok} · {D} · {sa:g} / {format_si(link_bw, 'B/s')} "
+                f"= {_time(r['t_network'])}")
+    return (f"  t_network (note, the note's upper bound) = 4(n−1)·B_dense·D·S_a·L / NetBW = "
+            f"4 · {n - 1} · {tok} · {D} · {sa:g} · {L} / {format_si(link_bw, 'B/s')} "
+            f"= {_time(r['t_network'])}")
 
 
 def _working_memory(s: Mapping[str, Any], inp: llm.LLMInputs, ph: str) -> list[str]:
@@ -154,9 +177,28 @@ def _working_serving(s: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def record_extras(entry) -> dict:
-    """The LLM fields of one (chip, phase) JSON record."""
-    return llm.record_fields(summary(entry), entry.phase)
+def record_extras(entry, breakdown: bool = False) -> dict:
+    """The LLM fields of one (chip, phase) JSON record (with ``breakdown``, its ``parts``)."""
+    return llm.record_fields(summary(entry), entry.phase, breakdown)
+
+
+#: How the parts of a step are named in tables.
+PART_LABELS = {"embedding": "Embedding", "qkv_proj": "QKV proj", "attention": "Attention",
+               "o_proj": "Out proj", "mlp": "MLP gate/up/down", "moe": "MoE + router",
+               "allreduce": "TP all-reduce", "norms": "Norms, other", "lm_head": "LM head"}
+
+
+def part_rows(parts) -> list[tuple[str, str]]:
+    """The parts of a phase as table rows: count × (FLOPs, HBM, link bytes, T_lower) per
+    occurrence, the bound and the share of the sum of the parts' T_lower."""
+    step = sum(pt["count"] * pt["t_lower"] for pt in parts) or 1.0
+    rows = [("Parts (×count)", "FLOPs · HBM · link · T_lower each → bound, share of Σ T_lower")]
+    for pt in parts:
+        rows.append((f"  {PART_LABELS.get(pt['name'], pt['name'])} ×{pt['count']}",
+                     f"{format_si(pt['flops'], 'FLOP')} · {format_si(pt['hbm_bytes'], 'B')} · "
+                     f"{format_si(pt['net_bytes'], 'B')} · {format_time(pt['t_lower'])} → {pt['bound']}, "
+                     f"{pt['count'] * pt['t_lower'] / step:.1%}"))
+    return rows
 
 
 def span(lo, hi, unit: str) -> str:
@@ -179,7 +221,8 @@ def table_rows(entry, rec: dict) -> list[tuple[str, str]]:
         ("t_compute", format_time(r["t_compute"])),
         (f"t_mem (shown: {r['t_mem_model']})", format_time(r["t_mem"])),
         ("t_mem note / refined", f"{format_time(r['t_mem_note'])} / {format_time(r['t_mem_refined'])}"),
-        (f"t_network ({r['t_net_model']})", format_time(r["t_network"])),
+        (f"t_network ({r['t_net_model']}{', the note’s upper bound' if r['t_net_model'] == 'note' else ''})",
+         format_time(r["t_network"])),
         ("Step lower (max)", format_time(r["t_step_lower"])),
         ("Step upper (sum)", format_time(r["t_step_upper"])),
         ("Step bound", r["step_bound"]),
@@ -193,6 +236,8 @@ def table_rows(entry, rec: dict) -> list[tuple[str, str]]:
         ("Time to first token", f"{format_time(r['ttft_lower'])} … {format_time(r['ttft_upper'])}"),
         ("Time per out token", f"{format_time(r['tpot_lower'])} … {format_time(r['tpot_upper'])}"),
     ]
+    if "parts" in r:
+        rows += part_rows(r["parts"])
     return rows
 
 
