@@ -152,8 +152,8 @@ def test_llm_one_gpu_capacity_wall_is_the_worked_example(bundled, catalog):
     # 335 544 320 + 30 932 992 + 64 000 = 366 541 312 B; (80e9 − 13 476 831 232) / 366 541 312
     # = 181.49, so 181 requests fit on the H100
     assert walls["h100-sxm"]["max_batch"] == 181
-    # MI300X: (192e9 − 13 476 831 232) / 366 541 312 = 487.06
-    assert walls["mi300x"]["max_batch"] == 487
+    # MI300X: (192 GiB − 13 476 831 232) / 366 541 312 = (206 158 430 208 − 13 476 831 232) / 366 541 312 = 525.68
+    assert walls["mi300x"]["max_batch"] == 525
     # decode is memory-bound on both: the KV cache read grows faster with B than the FLOPs
     for chip in sc.chips:
         (dec,) = [e for e in ev.for_op(0) if e.chip_id == chip and e.phase == "decode"]
@@ -168,7 +168,7 @@ def test_llm_eight_gpus_how_many_fit_and_decode_bound(bundled, catalog):
     for chip in sc.chips:  # the wall is the model's own largest batch, and the op's batch fits
         s = llm.llm_summary(sc.ops[0], catalog.get(chip))
         assert walls[chip]["max_batch"] == s["memory"]["max_batch"] > sc.ops[0].dims["B"]
-    assert walls["mi300x"]["max_batch"] > 2.5 * walls["h100-sxm"]["max_batch"]  # 192 GB vs 80 GB
+    assert walls["mi300x"]["max_batch"] > 2.5 * walls["h100-sxm"]["max_batch"]  # 192 GiB vs 80 GB
     links = {e.chip_id: e.analysis.figures.link_name for e in ev.entries}
     assert links == {"h100-sxm": "nvlink", "mi300x": "xgmi"}
     bounds = {(e.chip_id, e.phase): str(e.analysis.result.bound) for e in ev.entries}

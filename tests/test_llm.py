@@ -477,12 +477,16 @@ def test_no_nan_or_inf_for_valid_input(model, B, p, d, n, w, kv, t_mem, t_net):
 @PROPS
 @given(**inputs)
 def test_refined_t_mem_never_exceeds_the_notes_when_the_batch_fits(model, B, p, d, n, w, kv, t_mem, t_net):
+    # The note reads the whole HBM once per step. When the batch fits, the refined traffic
+    # reads each resident byte at most once, plus what the step writes: the KV cache a
+    # prefill writes is then read once more by its fused attention.
     s = llm.llm_summary(_ops(model, B, p, d, n, w, kv, t_mem, t_net), CHIP)
     for ph in llm.PHASES:
         r = s["phases"][ph]
         assert r["t_step_lower"] <= r["t_step_upper"] <= 3 * r["t_step_lower"] * (1 + 1e-12)
         if r["memory"]["fits"]:
-            assert r["t_mem_refined"] <= r["t_mem_note"]
+            written = r["kv_write_bytes"] / r["hbm_bytes_refined"] * r["t_mem_refined"]
+            assert r["t_mem_refined"] <= (r["t_mem_note"] + written) * (1 + 1e-12)
 
 
 # -- the window's sweep view: several chips at once, and what it draws ----------------------

@@ -131,8 +131,8 @@ REFERENCE = [
     ("gb200", 2500e12, {"fp8": 5000e12, "fp4": 10000e12}, 186e9, 8.0e12, {"nvlink": 900e9}, 312),
     ("a100-80gb", 312e12, {"int8": 624e12, "int4": 1248e12}, 80e9, 2.039e12, {"nvlink": 300e9}, 153),
     ("l40s", 362.05e12, {"fp8": 733e12, "int8": 733e12, "int4": 1466e12}, 48e9, 0.864e12, {}, 419),
-    ("mi250x", 383e12, {"fp32": 95.7e12, "int8": 383e12, "int4": 383e12}, 128e9, 3.2768e12, {"xgmi": 350e9}, 117),
-    ("mi300x", 1307.4e12, {"fp8": 2614.9e12}, 192e9, 5.3e12, {"xgmi": 448e9}, 247),
+    ("mi250x", 383e12, {"fp32": 95.7e12, "int8": 383e12, "int4": 383e12}, 128 * GiB, 3.2768e12, {"xgmi": 350e9}, 117),
+    ("mi300x", 1307.4e12, {"fp8": 2614.9e12}, 192 * GiB, 5.3e12, {"xgmi": 448e9}, 247),
     ("mi355x", 2500e12, {"fp8": 5000e12}, 288 * GiB, 8.0e12, {"xgmi": 537.6e9}, 312),
     ("gaudi3", 1835e12, {"fp8": 1835e12}, 128e9, 3.67e12, {"ethernet": 525e9, "dcn": 75e9}, 500),
     ("trainium2", 667e12, {"fp8": 1299e12}, 96 * GiB, 2.9e12, {"neuronlink": 640e9}, 230),
@@ -269,3 +269,21 @@ def test_dot_product_on_v5e_is_judged_against_its_vpu(catalog):
     a = analyze("dot", {"N": 1 << 20}, catalog.get("tpu-v5e"))
     assert a.figures.peak_info.unit == "vector" and float(a.result.peak_flops) == 6.144e12
     assert a.result.bound == "memory"
+
+
+def test_amd_capacities_are_gib_as_amds_own_spec_table_states_with_the_product_pages_gb_beside(catalog):
+    # AMD's ROCm GPU table gives VRAM in GiB (HBM stacks are powers of two); its product pages
+    # say "GB". The app uses the GiB figure and keeps the GB one as an alternative.
+    for cid, gib in (("mi250x", 128), ("mi300x", 192), ("mi325x", 256), ("mi355x", 288)):
+        cap = catalog.get(cid).hbm_capacity
+        assert cap.value == gib * GiB and cap.source == "ROCm-specs", cid
+        assert f"{gib}e9" in cap.alternatives, cid
+
+
+def test_capacities_are_shown_in_the_unit_the_vendor_states():
+    from roofgui.model.units import format_capacity
+
+    assert format_capacity(32 * GiB) == "32 GiB"     # TPU v4 (Google states GiB), not "34.4 GB"
+    assert format_capacity(256 * GiB) == "256 GiB"   # MI325X, not "275 GB"
+    assert format_capacity(80e9) == "80 GB"          # H100 (NVIDIA states GB)
+    assert format_capacity(141e9) == "141 GB"

@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_chips(args, out) -> int:
     from roofgui.model.catalog import Catalog
-    from roofgui.model.units import format_si
+    from roofgui.model.units import format_capacity, format_si
     cat = Catalog.load()
     for err in cat.errors:
         print(f"warning: {err}", file=sys.stderr)
@@ -86,14 +86,14 @@ def cmd_chips(args, out) -> int:
     for c in cat:
         links = ", ".join(f"{k} {format_si(l.bandwidth.value, 'B/s')}" for k, l in c.links.items())
         print(f"{c.id:<12} {c.name[:28]:<28} {format_si(c.peak('bf16').value, 'FLOP/s'):>12} "
-              f"{format_si(c.hbm_bandwidth.value, 'B/s'):>11} {format_si(c.hbm_capacity.value, 'B'):>9} "
+              f"{format_si(c.hbm_bandwidth.value, 'B/s'):>11} {format_capacity(c.hbm_capacity.value):>9} "
               f"{c.critical_intensity:>6.0f}  {links}", file=out)
     return 0
 
 
 def cmd_show_chip(args, out) -> int:
     from roofgui.model.catalog import Catalog
-    from roofgui.model.units import format_si
+    from roofgui.model.units import format_capacity, format_si
     cat = Catalog.load()
     c = cat.get(args.chip)
     print(f"{c.name} ({c.id}) — {c.vendor} {c.kind}{' — ' + c.summary if c.summary else ''}", file=out)
@@ -102,7 +102,8 @@ def cmd_show_chip(args, out) -> int:
         extra = " [halved from a with-sparsity headline]" if f.sparsity_halved else ""
         note = f" — {f.note}" if f.note else ""
         alts = f" (other sources: {f.alternatives})" if f.alternatives else ""
-        print(f"  {label:<22} {format_si(f.value, unit):>14}  [{f.source}]{extra}{note}{alts}", file=out)
+        shown = format_capacity(f.value) if unit == "B" else format_si(f.value, unit)
+        print(f"  {label:<22} {shown:>14}  [{f.source}]{extra}{note}{alts}", file=out)
 
     for k, f in c.matrix.items():
         line(f"matrix {k}", f, "FLOP/s")

@@ -23,7 +23,7 @@ from roofgui.model.chip_file import chip_to_toml, parse_chip_toml
 from roofgui.model.chips import KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link
 from roofgui.model.dtypes import PEAK_KEYS
 from roofgui.model.errors import ModelError
-from roofgui.model.units import format_number, format_si, parse_quantity
+from roofgui.model.units import format_capacity, format_number, format_si, parse_quantity
 
 USER_SOURCE = "user"
 USER_CITATION = "Entered by the user in Roofline Explorer"
@@ -45,7 +45,7 @@ def chip_tooltip(chip: Chip) -> str:
     links = ", ".join(f"{n} {format_si(l.bandwidth.value, 'B/s')}" for n, l in chip.links.items())
     kind = "preset (read-only)" if chip.builtin else f"custom chip ({chip.path})"
     lines = [chip.name, chip.summary, f"bf16 peak {p} · HBM {bw} · "
-             f"{format_si(chip.hbm_capacity.value, 'B')} · critical intensity {ridge} FLOP/B",
+             f"{format_capacity(chip.hbm_capacity.value)} · critical intensity {ridge} FLOP/B",
              f"Links: {links or 'none'}", kind, "Double-click for the full spec and its sources."]
     return "\n".join(x for x in lines if x)
 
@@ -67,6 +67,8 @@ def figure_rows(chip: Chip) -> list[tuple[str, str, Figure | None, str]]:
 
 
 def _value_text(fig: Figure, unit: str) -> str:
+    if unit == "B":
+        return format_capacity(fig.value)
     return f"{fig.value:.0%}" if unit == "" else format_si(fig.value, unit)
 
 

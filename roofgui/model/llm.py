@@ -30,7 +30,7 @@ from roofgui.model.llm_sweep import (SWEEP_DEFAULT_RANGE, SWEEP_VIEWS, LlmSweepR
                                      sweep_op_index)
 from roofgui.model.ops import DimSpec, OpKind, Shard, Work, register
 from roofgui.model.roofline import ChipFigures, Settings
-from roofgui.model.units import format_si
+from roofgui.model.units import format_capacity, format_si
 
 Array = np.ndarray
 
@@ -112,7 +112,7 @@ def llm_summary(op: Any, chip: Chip, settings: Settings = Settings(), *,
     t0 = terms["decode"]
     notes = list(fig.notes) + _model_notes(cfg, n, t0)
     if not fits:
-        notes.append(f"batch {B:g} does not fit in {format_si(capacity, 'B')} per chip "
+        notes.append(f"batch {B:g} does not fit in {format_capacity(capacity)} per chip "
                      f"(largest that fits: {max_batch})")
     return {
         "model": {"id": cfg.id, "name": cfg.name, **cfg.arch(), "group_size": cfg.group_size,

@@ -175,3 +175,13 @@ def format_number(value: float, digits: int = 4) -> str:
     if float(value).is_integer() and abs(value) < 1e15:
         return f"{int(value):,}".replace(",", "\u2009")
     return f"{value:.{digits}g}"
+
+
+def format_capacity(nbytes: float) -> str:
+    """A memory capacity in the unit its vendor states it: a whole number of GiB (HBM stacks
+    come in powers of two, and TPU, Trainium and AMD state GiB) as ``"32 GiB"``, else decimal
+    ``"80 GB"`` — never 32 GiB shown as "34.4 GB"."""
+    gib = nbytes / 2**30
+    if nbytes >= 2**30 and gib == round(gib):
+        return f"{gib:g} GiB"
+    return format_si(nbytes, "B")

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from roofgui.model.llm import PHASES, LlmSweepResult, llm_inputs, step_terms
-from roofgui.model.units import format_number, format_si, format_time
+from roofgui.model.units import format_capacity, format_number, format_si, format_time
 from roofgui.presentation.plotdata import assign_colours, nice_range
 
 Array = np.ndarray
@@ -77,7 +77,7 @@ def _wall_terms(op: Any, chip_record: Mapping[str, Any]) -> tuple[str, str]:
     p, d = float(inp.dims["p"]), float(inp.dims["d"])
     t = step_terms(inp.model, float(mb + 1), p, d, inp.n, inp.dtypes, phase, inp.t_net)
     w, kv, act = float(t.mem_weights), float(t.mem_kv), float(t.mem_act)
-    capacity = format_si(cap, "B")
+    capacity = format_capacity(cap)
     if mb < 1:
         label = f"weights alone ({format_si(w, 'B')})\nexceed {capacity} HBM: no batch fits"
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from roofgui.model import llm
-from roofgui.model.units import format_number, format_si, format_time
+from roofgui.model.units import format_capacity, format_number, format_si, format_time
 
 
 def summary(entry) -> dict:
@@ -208,7 +208,7 @@ def span(lo, hi, unit: str) -> str:
 def table_rows(entry, rec: dict) -> list[tuple[str, str]]:
     """LLM rows under the roofline rows of one (chip, phase) table."""
     r = rec
-    mem = (f"{format_si(r['memory_bytes_per_chip'], 'B')} of {format_si(r['hbm_capacity'], 'B')} — "
+    mem = (f"{format_si(r['memory_bytes_per_chip'], 'B')} of {format_capacity(r['hbm_capacity'])} — "
            + ("fits" if r["fits"] else "DOES NOT FIT"))
     crit = r["critical_batch"]
     rows = [

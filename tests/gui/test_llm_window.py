@@ -346,7 +346,7 @@ def test_the_view_follows_the_selected_llm_step(window, shipped):
     window.form.ops.list.setCurrentRow(0)
     flush(window)
     assert window.doc.scenario.selected == 0
-    assert walls() == {"h100-sxm": 181, "mi300x": 487}  # Llama-2 7B again
+    assert walls() == {"h100-sxm": 181, "mi300x": 525}  # Llama-2 7B again
 
 
 def test_the_llm_plot_is_built_only_when_first_shown_and_in_the_windows_style(window):
