@@ -89,3 +89,21 @@ def test_calibration_is_a_named_derate_applied_only_through_settings():
     # what-ifs already set are kept and multiplied
     assert cal.settings(Settings(peak=2.0, hbm=1.0, link=3.0)) == Settings(1.6, 0.5, 3.0)
     assert cal.describe().startswith("fitted-t: t bf16 compute 80.0% (0 rows), memory 50.0%")
+
+
+def test_floor_regime_for_launch_bound_kernels():
+    # two compute rows at 0.8, one memory row at 0.5, and two tiny kernels that take 30 us
+    # whatever their size: with floor=True they settle in a floor of exactly 30 us
+    rows = [(1e-3, 1e-4, 1.25e-3), (2e-3, 1e-4, 2.5e-3), (1e-5, 1e-3, 2e-3),
+            (1e-7, 2e-7, 3e-5), (2e-7, 4e-7, 3e-5)]
+    f = fit(rows, floor=True)
+    assert (f.compute, f.memory, f.floor) == (approx(0.8), approx(0.5), approx(3e-5))
+    assert (f.compute_rows, f.memory_rows, f.floor_rows) == (2, 1, 2)
+    assert predict(1e-8, 1e-8, f) == approx(3e-5)
+    assert predict(1e-3, 1e-4, f) == approx(1.25e-3)
+    # without the floor the tiny kernels pull the memory fraction down
+    assert fit(rows).floor is None and fit(rows).memory < 0.1
+    # a floor no row settles in is dropped (it starts at the fastest measurement)
+    assert fit(rows[:2], floor=True).floor is None
+    # leave-one-out with the floor: a tiny kernel is predicted from the other's 30 us
+    assert leave_one_out(rows, floor=True)[3] == approx(3e-5)

@@ -10,6 +10,14 @@ of ``log(t / T_math)`` over the compute rows, ``b`` likewise over the memory row
 the fit alternates: assign each row to the larger derated term, refit, until the split
 stops changing (Lloyd's iteration; it starts from the analytic bound of each row).
 
+Kernels have a third regime: a small kernel runs no faster than its launch overhead,
+whatever its size.  ``fit(rows, floor=True)`` adds a floor time ``t_floor`` (the mean log
+time of its rows), so the model becomes
+``max(T_math / f_compute, T_hbm / f_memory, t_floor)``.  The alternation is started
+once without a floor and once from each measured time (the rows at or below it in the
+floor); the start with the smallest squared error wins, a floor only when it fits better.  The floor is part of a
+prediction; it is not a derate of a roof, so :meth:`Calibration.settings` leaves it out.
+
 A regime with no row leaves its fraction unfitted (``None``); a prediction then derates
 that roof by the other roof's fraction (:func:`applied`).
 Fractions are not clamped: one above 1 says the measurements beat that roof, which
@@ -24,6 +32,7 @@ from typing import Sequence
 
 from roofgui.model.errors import ModelError
 from roofgui.model.roofline import Settings
+from roofgui.model.units import format_time
 
 #: How the fractions are fitted (shown beside them).
 METHOD = "least squares on log(measured / analytic) times, regimes by alternating fit"
@@ -42,6 +51,9 @@ class Fractions:
     memory_rows: int = 0
     #: root mean square of the log residuals (0 for a perfect fit)
     rms_log_error: float = 0.0
+    #: seconds no row of the floor regime ran faster than (fitted only when asked)
+    floor: float | None = None
+    floor_rows: int = 0
 
 
 @dataclass(frozen=True)
@@ -69,9 +81,11 @@ class Calibration:
             return "not fitted (no row)" if v is None else f"{v:.1%} ({n} rows)"
 
         dtype = "".join(f" {v}" for v in (self.dtype, self.workload) if v)
+        floor = "" if f.floor is None else \
+            f", floor {format_time(f.floor)} ({f.floor_rows} rows)"
         return (f"{self.name}: {self.chip}{dtype} compute {pct(f.compute, f.compute_rows)}, "
-                f"memory {pct(f.memory, f.memory_rows)}; from {self.count} measurements, "
-                f"{self.method}")
+                f"memory {pct(f.memory, f.memory_rows)}{floor}; from {self.count} "
+                f"measurements, {self.method}")
 
 
 def applied(fractions: Fractions) -> tuple[float, float]:
@@ -83,13 +97,16 @@ def applied(fractions: Fractions) -> tuple[float, float]:
 
 
 def predict(t_math: float, t_hbm: float, fractions: Fractions) -> float:
-    """The calibrated time of an op with analytic times ``t_math`` and ``t_hbm``."""
+    """The calibrated time of an op with analytic times ``t_math`` and ``t_hbm``: the larger
+    derated time, and never below the fitted floor (when there is one)."""
     c, m = applied(fractions)
-    return max(t_math / c, t_hbm / m)
+    return max(t_math / c, t_hbm / m, fractions.floor or 0.0)
 
 
-def fit(rows: Sequence[tuple[float, float, float]]) -> Fractions:
-    """Fit fractions to ``(T_math, T_hbm, measured time)`` rows (see the module's text).
+def fit(rows: Sequence[tuple[float, float, float]], floor: bool = False) -> Fractions:
+    """Fit fractions to ``(T_math, T_hbm, measured time)`` rows (see the module's text);
+    with ``floor``, also a floor time (a third regime: rows whose time does not depend on
+    their size, such as a kernel's launch overhead).
 
     Raises
     ------
@@ -99,34 +116,81 @@ def fit(rows: Sequence[tuple[float, float, float]]) -> Fractions:
     logs = [_logs(r) for r in rows]
     if not logs:
         return Fractions(None, None)
-    regime = [x >= y for x, y, _ in logs]  # True: compute; start from the analytic bound
-    a = b = None
+    analytic = [COMPUTE if x >= y else MEMORY for x, y, _ in logs]
+    best = _lloyd(logs, analytic)
+    if floor:  # start a floor at each measured time in turn: its rows the ones at or below
+        for t in sorted({z for _, _, z in logs}):
+            start = [FLOOR if z <= t + TIE else r for (_, _, z), r in zip(logs, analytic)]
+            if FLOOR in start and len(set(start)) > 1:
+                found = _lloyd(logs, start)
+                if found[-1] < best[-1] - TIE:  # a floor must fit better than none
+                    best = found
+    regime, (a, b, c), sse = best
+    return Fractions(_fraction(a), _fraction(b), regime.count(COMPUTE), regime.count(MEMORY),
+                     math.sqrt(sse / len(logs)), None if c is None else math.exp(c),
+                     regime.count(FLOOR))
+
+
+def _lloyd(logs: list[tuple[float, float, float]], regime: list[int]):
+    """Alternate refitting each regime's level and reassigning each row to the regime of
+    its largest fitted time, from ``regime`` until it settles; returns the regimes, the
+    levels (a, b, c) and the sum of squared log residuals."""
+    levels = _refit(logs, regime)
     for _ in range(MAX_ITERATIONS):
-        a = _mean([z - x for (x, _, z), c in zip(logs, regime) if c])
-        b = _mean([z - y for (_, y, z), c in zip(logs, regime) if not c])
-        new = [_is_compute(x, y, a, b) for x, y, _ in logs]
+        a, b, c = levels
+        new = [_regime(x + a if a is not None else None, y + b if b is not None else None, c)
+               for x, y, _ in logs]
         if new == regime:
             break
         regime = new
-    residuals = [max(x + (a or 0.0), y + (b or 0.0)) - z for x, y, z in logs]
-    rms = math.sqrt(sum(r * r for r in residuals) / len(residuals))
-    return Fractions(None if a is None else math.exp(-a), None if b is None else math.exp(-b),
-                     sum(regime), len(regime) - sum(regime), rms)
+        levels = _refit(logs, regime)
+    sse = sum((_log_time(x, y, r, *levels) - z) ** 2 for (x, y, z), r in zip(logs, regime))
+    return regime, levels, sse
 
 
-def leave_one_out(rows: Sequence[tuple[float, float, float]]) -> list[float]:
+def leave_one_out(rows: Sequence[tuple[float, float, float]], floor: bool = False
+                  ) -> list[float]:
     """For each row, its time predicted with fractions fitted to the other rows only."""
     out = []
     for i, (t_math, t_hbm, _) in enumerate(rows):
-        out.append(predict(t_math, t_hbm, fit([r for j, r in enumerate(rows) if j != i])))
+        others = [r for j, r in enumerate(rows) if j != i]
+        out.append(predict(t_math, t_hbm, fit(others, floor)))
     return out
 
 
-def _is_compute(x: float, y: float, a: float | None, b: float | None) -> bool:
-    """Which derated term is larger (a regime without a fit keeps the analytic split)."""
-    if a is None or b is None:
-        return a is not None
-    return x + a >= y + b
+#: Log-time differences smaller than this are ties (rounding of the same time).
+TIE = 1e-9
+#: The regimes of a row: which term of the calibrated time is the largest.
+COMPUTE, MEMORY, FLOOR = 0, 1, 2
+
+
+def _refit(logs: list[tuple[float, float, float]], regime: list[int]
+           ) -> tuple[float | None, float | None, float | None]:
+    """The least-squares levels of each regime (None for a regime without rows):
+    ``a`` and ``b`` the mean log slowdowns, ``c`` the mean log time of the floor rows."""
+    return (_mean([z - x for (x, _, z), r in zip(logs, regime) if r == COMPUTE]),
+            _mean([z - y for (_, y, z), r in zip(logs, regime) if r == MEMORY]),
+            _mean([z for (_, _, z), r in zip(logs, regime) if r == FLOOR]))
+
+
+def _regime(compute: float | None, memory: float | None, floor: float | None) -> int:
+    """The regime whose log time is the largest: compute before memory on a tie, and the
+    floor only when it is larger by more than rounding (it starts at a measured time)."""
+    if compute is None and memory is None:
+        return FLOOR
+    roof = (COMPUTE if memory is None or (compute is not None and compute >= memory)
+            else MEMORY)
+    level = compute if roof == COMPUTE else memory
+    return FLOOR if floor is not None and floor > level + TIE else roof
+
+
+def _log_time(x: float, y: float, regime: int, a, b, c) -> float:
+    """The fitted log time of a row in ``regime``."""
+    return x + a if regime == COMPUTE else (y + b if regime == MEMORY else c)
+
+
+def _fraction(level: float | None) -> float | None:
+    return None if level is None else math.exp(-level)
 
 
 def _logs(row: tuple[float, float, float]) -> tuple[float, float, float]:

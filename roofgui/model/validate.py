@@ -11,7 +11,8 @@ count: the row is *inconsistent*.
 
 Calibration (:mod:`.calibrate`) is per chip, compute dtype and workload (a kernel, a
 serving throughput, a first-token latency).  A row's calibrated prediction is ``max(T_math / f_compute, T_hbm / f_memory)``
-with fractions fitted to the *other* rows of its group -- the model the fit assumes; for
+(for a kernel, never below a fitted floor time: its launch overhead) with fractions
+fitted to the *other* rows of its group -- the model the fit assumes; for
 a kernel that is exactly the roofline evaluated with the calibration's settings, for a
 serving row ``T_math`` and ``T_hbm`` are summed over the cycle (one prefill step and ``d``
 decode steps) and link time is left out.  MAPE is taken over those predictions.
@@ -103,7 +104,8 @@ def calibration_record(c: Calibration) -> dict:
     return {"name": c.name, "chip": c.chip, "dtype": c.dtype, "workload": c.workload,
             "compute": f.compute,
             "memory": f.memory, "compute_rows": f.compute_rows, "memory_rows": f.memory_rows,
-            "count": c.count, "rms_log_error": f.rms_log_error}
+            "floor_seconds": f.floor, "floor_rows": f.floor_rows, "count": c.count,
+            "rms_log_error": f.rms_log_error}
 
 
 def evaluate_row(row: SuiteRow, chip: Chip, settings: Settings = Settings()) -> Analytic:
@@ -172,12 +174,13 @@ def validate(rows: Sequence[SuiteRow], catalog: Catalog | None = None) -> Report
         others = [fit_rows[j] for j in groups[group_key(r)] if j != i]
         calibrated = None
         if others:
-            t = predict(a.t_math, a.t_hbm, fit(others))
+            t = predict(a.t_math, a.t_hbm, fit(others, floor=r.workload == "kernel"))
             calibrated = in_unit(r, a, t)
         ratio = r.measured / a.value if r.quantity == "time" else a.value / r.measured
         results.append(RowResult(r, a.value, ratio, calibrated, ratio >= 1.0 - TOLERANCE,
                                  a.t_math, a.t_hbm))
-    cals = [Calibration(calibration_name(*k), k[0], k[1], fit([fit_rows[j] for j in idx]),
+    cals = [Calibration(calibration_name(*k), k[0], k[1],
+                        fit([fit_rows[j] for j in idx], floor=k[2] == "kernel"),
                         len(idx), workload=k[2]) for k, idx in groups.items()]
     return Report(results, cals)
 
