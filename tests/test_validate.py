@@ -14,7 +14,7 @@ from roofgui.cli.common import Parser
 from roofgui.model.llm import llm_summary
 from roofgui.model.catalog import Catalog
 from roofgui.model.measured import MeasurementError
-from roofgui.model.validate import validate
+from roofgui.model.validate import evaluate_row, validate
 from roofgui.model.validation_suite import (KERNEL_COLUMNS, SERVING_COLUMNS, load_suite,
                                             shipped_suite_files)
 
@@ -110,6 +110,23 @@ def test_leave_one_out_prediction_in_the_suite(tmp_path, catalog):
         ("fitted-a100-80gb-fp16-kernel", approx(0.8), None)
 
 
+def test_kernel_prediction_is_the_roofline_under_the_calibration_settings(tmp_path, catalog):
+    # a compute-bound row at 0.8 and a memory-bound one at 0.5 (no floor fits better):
+    # the fitted calibration, applied through its settings, gives the same times
+    t_c = 2 * 8192**3 / A100_FP16
+    lines = [gemm_line("c1", 8192, 8192, 8192, t_c / 0.8 * 1e3),
+             gemm_line("c2", 8192, 8192, 8192, t_c / 0.8 * 1e3),
+             gemm_line("m1", 8192, 16, 8192, 1.0), gemm_line("m2", 8192, 16, 8192, 1.0)]
+    rows = load_suite([write(tmp_path, "s.csv", HEADER, *lines)])
+    report = validate(rows, catalog)
+    (cal,) = report.calibrations
+    assert cal.fractions.compute == approx(0.8) and cal.fractions.floor is None
+    chip = catalog.get("a100-80gb")
+    for r in report.rows:
+        assert evaluate_row(r.row, chip, cal.settings()).value == approx(r.row.measured)
+        assert r.calibrated == approx(r.row.measured)
+
+
 def test_leave_one_out_excludes_the_row_itself(tmp_path, catalog):
     t = 2 * 8192**3 / A100_FP16 * 1e3
     lines = [gemm_line("a", 8192, 8192, 8192, t / 0.8), gemm_line("b", 8192, 8192, 8192, t / 0.5)]
@@ -130,6 +147,9 @@ def test_json_shape():
     assert {"count", "mape_calibrated", "consistent"} <= set(data["summary"])
     assert data["summary"]["count"] == len(data["rows"]) >= 20
     assert data["summary"]["consistent"] is True
+    cals = data["summary"]["calibrations"]
+    assert {c["workload"] for c in cals} == {"kernel", "throughput", "latency"}
+    assert all(0 < c["mape_calibrated"] < 2 for c in cals)
 
 
 def test_text_output_names_the_mape():

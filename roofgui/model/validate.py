@@ -83,20 +83,31 @@ class Report:
 
     @property
     def mape_calibrated(self) -> float | None:
-        errs = [abs(r.calibrated - r.row.measured) / r.row.measured
-                for r in self.rows if r.calibrated is not None]
-        return sum(errs) / len(errs) if errs else None
+        return mape(self.rows)
+
+    def group_mape(self, c: Calibration) -> float | None:
+        """The leave-one-out MAPE of the rows of one calibration's group."""
+        return mape([r for r in self.rows
+                     if group_key(r.row) == (c.chip, c.dtype or "", c.workload or "")])
 
     def summary(self) -> dict:
         return {"count": len(self.rows), "mape_calibrated": self.mape_calibrated,
                 "consistent": self.consistent,
                 "inconsistent": [r.row.id for r in self.inconsistent],
                 "chips": sorted({r.row.chip for r in self.rows}),
-                "calibrations": [calibration_record(c) for c in self.calibrations],
+                "calibrations": [dict(calibration_record(c), mape_calibrated=self.group_mape(c))
+                                 for c in self.calibrations],
                 "method": METHOD}
 
     def to_json(self) -> dict:
         return {"rows": [r.record() for r in self.rows], "summary": self.summary()}
+
+
+def mape(rows: Sequence[RowResult]) -> float | None:
+    """Mean absolute percentage error of the calibrated predictions (None without any)."""
+    errs = [abs(r.calibrated - r.row.measured) / r.row.measured
+            for r in rows if r.calibrated is not None]
+    return sum(errs) / len(errs) if errs else None
 
 
 def calibration_record(c: Calibration) -> dict:

@@ -25,8 +25,9 @@ def row_line(r: RowResult) -> str:
             f"calibrated {number(r.calibrated)}{flag}")
 
 
-def calibration_line(c: Calibration) -> str:
-    return "  " + c.describe()
+def calibration_line(c: Calibration, mape: float | None = None) -> str:
+    loo = "" if mape is None else f"; leave-one-out MAPE {mape:.1%}"
+    return f"  {c.describe()}{loo}"
 
 
 def summary_lines(report: Report) -> list[str]:
@@ -52,7 +53,7 @@ def report_lines(report: Report) -> list[str]:
     lines.append("")
     lines.append("Calibrations fitted to every row of each group (shown, never applied "
                  "unless passed explicitly):")
-    lines.extend(calibration_line(c) for c in report.calibrations)
+    lines.extend(calibration_line(c, report.group_mape(c)) for c in report.calibrations)
     lines.append("")
     lines.extend(summary_lines(report))
     return lines
