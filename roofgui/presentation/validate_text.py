@@ -22,7 +22,7 @@ def row_line(r: RowResult) -> str:
     flag = "" if r.consistent else "  BEATS ITS BOUND: a chip figure or byte count is wrong"
     return (f"{row.id}  [{row.chip}] {row.what}: measured {number(row.measured)} {row.unit}, "
             f"{side} bound {number(r.bound)}, ratio {r.ratio:.3g}, "
-            f"calibrated {number(r.calibrated)}{flag}")
+            f"calibrated {number(r.calibrated)} (leave-one-out){flag}")
 
 
 def calibration_line(c: Calibration, mape: float | None = None) -> str:
