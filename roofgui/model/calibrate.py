@@ -1,0 +1,204 @@
+"""Calibration: a chip's achievable fractions of peak FLOP/s and of HBM bandwidth, fitted
+from measurements, applied only when a :class:`Calibration` is passed explicitly.
+
+The model of a measurement: ``t = max(T_math / f_compute, T_hbm / f_memory)``, the
+analytic times stretched by the fraction of each roof the hardware reaches.  The fit is
+least squares on log times: minimise ``sum((log t_pred - log t_measured)^2)`` over
+``a = -log f_compute`` and ``b = -log f_memory``.  The max splits the rows into a compute
+regime and a memory regime; for a fixed split the optimum is closed-form (``a`` the mean
+of ``log(t / T_math)`` over the compute rows, ``b`` likewise over the memory rows), so
+the fit alternates: assign each row to the larger derated term, refit, until the split
+stops changing (Lloyd's iteration; it starts from the analytic bound of each row).
+
+Kernels have a third regime: a small kernel runs no faster than its launch overhead,
+whatever its size.  ``fit(rows, floor=True)`` adds a floor time ``t_floor`` (the mean log
+time of its rows), so the model becomes
+``max(T_math / f_compute, T_hbm / f_memory, t_floor)``.  The alternation is started
+once without a floor and once from each measured time (the rows at or below it in the
+floor); the start with the smallest squared error wins, a floor only when it fits better.  The floor is part of a
+prediction; it is not a derate of a roof, so :meth:`Calibration.settings` leaves it out.
+
+A regime with no row leaves its fraction unfitted (``None``); a prediction then derates
+that roof by the other roof's fraction (:func:`applied`).
+Fractions are not clamped: one above 1 says the measurements beat that roof, which
+:mod:`roofgui.model.validate` reports as an inconsistency.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+from roofgui.model.errors import ModelError
+from roofgui.model.roofline import Settings
+from roofgui.model.units import format_time
+
+#: How the fractions are fitted (shown beside them).
+METHOD = "least squares on log(measured / analytic) times, regimes by alternating fit"
+#: Enough for any split to settle; each step can only lower the objective.
+MAX_ITERATIONS = 100
+
+
+@dataclass(frozen=True)
+class Fractions:
+    """Fitted fractions of the compute and memory roofs (None: no row to fit it)."""
+
+    compute: float | None
+    memory: float | None
+    #: rows in each regime after the fit
+    compute_rows: int = 0
+    memory_rows: int = 0
+    #: root mean square of the log residuals (0 for a perfect fit)
+    rms_log_error: float = 0.0
+    #: seconds no row of the floor regime ran faster than (fitted only when asked)
+    floor: float | None = None
+    floor_rows: int = 0
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A named derate: fitted fractions for one chip (and dtype), applied only when given."""
+
+    name: str
+    chip: str
+    dtype: str | None
+    fractions: Fractions
+    count: int
+    #: what the measurements were ("kernel", "serving"), when it matters
+    workload: str | None = None
+    method: str = METHOD
+
+    def settings(self, base: Settings = Settings()) -> Settings:
+        """``base`` with the peak and HBM bandwidth multiplied by the fitted fractions."""
+        c, m = applied(self.fractions)
+        return replace(base, peak=base.peak * c, hbm=base.hbm * m)
+
+    def describe(self) -> str:
+        f = self.fractions
+
+        def pct(v: float | None, n: int) -> str:
+            return "not fitted (no row)" if v is None else f"{v:.1%} ({n} rows)"
+
+        dtype = "".join(f" {v}" for v in (self.dtype, self.workload) if v)
+        floor = "" if f.floor is None else \
+            f", floor {format_time(f.floor)} ({f.floor_rows} rows)"
+        return (f"{self.name}: {self.chip}{dtype} compute {pct(f.compute, f.compute_rows)}, "
+                f"memory {pct(f.memory, f.memory_rows)}{floor}; from {self.count} "
+                f"measurements, {self.method}")
+
+
+def applied(fractions: Fractions) -> tuple[float, float]:
+    """The (compute, memory) fractions a prediction uses: a roof with no fit takes the
+    other roof's fraction (one derate for both); with neither fitted, 1 (no derate)."""
+    c, m = fractions.compute, fractions.memory
+    return (c if c is not None else (m if m is not None else 1.0),
+            m if m is not None else (c if c is not None else 1.0))
+
+
+def predict(t_math: float, t_hbm: float, fractions: Fractions) -> float:
+    """The calibrated time of an op with analytic times ``t_math`` and ``t_hbm``: the larger
+    derated time, and never below the fitted floor (when there is one)."""
+    c, m = applied(fractions)
+    return max(t_math / c, t_hbm / m, fractions.floor or 0.0)
+
+
+def fit(rows: Sequence[tuple[float, float, float]], floor: bool = False) -> Fractions:
+    """Fit fractions to ``(T_math, T_hbm, measured time)`` rows (see the module's text);
+    with ``floor``, also a floor time (a third regime: rows whose time does not depend on
+    their size, such as a kernel's launch overhead).
+
+    Raises
+    ------
+    ModelError
+        If a time is not a positive finite number.
+    """
+    logs = [_logs(r) for r in rows]
+    if not logs:
+        return Fractions(None, None)
+    analytic = [COMPUTE if x >= y else MEMORY for x, y, _ in logs]
+    best = _lloyd(logs, analytic)
+    if floor:  # start a floor at each measured time in turn: its rows the ones at or below
+        for t in sorted({z for _, _, z in logs}):
+            start = [FLOOR if z <= t + TIE else r for (_, _, z), r in zip(logs, analytic)]
+            if FLOOR in start and len(set(start)) > 1:
+                found = _lloyd(logs, start)
+                if found[-1] < best[-1] - TIE:  # a floor must fit better than none
+                    best = found
+    regime, (a, b, c), sse = best
+    return Fractions(_fraction(a), _fraction(b), regime.count(COMPUTE), regime.count(MEMORY),
+                     math.sqrt(sse / len(logs)), None if c is None else math.exp(c),
+                     regime.count(FLOOR))
+
+
+def _lloyd(logs: list[tuple[float, float, float]], regime: list[int]):
+    """Alternate refitting each regime's level and reassigning each row to the regime of
+    its largest fitted time, from ``regime`` until it settles; returns the regimes, the
+    levels (a, b, c) and the sum of squared log residuals."""
+    levels = _refit(logs, regime)
+    for _ in range(MAX_ITERATIONS):
+        a, b, c = levels
+        new = [_regime(x + a if a is not None else None, y + b if b is not None else None, c)
+               for x, y, _ in logs]
+        if new == regime:
+            break
+        regime = new
+        levels = _refit(logs, regime)
+    sse = sum((_log_time(x, y, r, *levels) - z) ** 2 for (x, y, z), r in zip(logs, regime))
+    return regime, levels, sse
+
+
+def leave_one_out(rows: Sequence[tuple[float, float, float]], floor: bool = False
+                  ) -> list[float]:
+    """For each row, its time predicted with fractions fitted to the other rows only."""
+    out = []
+    for i, (t_math, t_hbm, _) in enumerate(rows):
+        others = [r for j, r in enumerate(rows) if j != i]
+        out.append(predict(t_math, t_hbm, fit(others, floor)))
+    return out
+
+
+#: Log-time differences smaller than this are ties (rounding of the same time).
+TIE = 1e-9
+#: The regimes of a row: which term of the calibrated time is the largest.
+COMPUTE, MEMORY, FLOOR = 0, 1, 2
+
+
+def _refit(logs: list[tuple[float, float, float]], regime: list[int]
+           ) -> tuple[float | None, float | None, float | None]:
+    """The least-squares levels of each regime (None for a regime without rows):
+    ``a`` and ``b`` the mean log slowdowns, ``c`` the mean log time of the floor rows."""
+    return (_mean([z - x for (x, _, z), r in zip(logs, regime) if r == COMPUTE]),
+            _mean([z - y for (_, y, z), r in zip(logs, regime) if r == MEMORY]),
+            _mean([z for (_, _, z), r in zip(logs, regime) if r == FLOOR]))
+
+
+def _regime(compute: float | None, memory: float | None, floor: float | None) -> int:
+    """The regime whose log time is the largest: compute before memory on a tie, and the
+    floor only when it is larger by more than rounding (it starts at a measured time)."""
+    if compute is None and memory is None:
+        return FLOOR
+    roof = (COMPUTE if memory is None or (compute is not None and compute >= memory)
+            else MEMORY)
+    level = compute if roof == COMPUTE else memory
+    return FLOOR if floor is not None and floor > level + TIE else roof
+
+
+def _log_time(x: float, y: float, regime: int, a, b, c) -> float:
+    """The fitted log time of a row in ``regime``."""
+    return x + a if regime == COMPUTE else (y + b if regime == MEMORY else c)
+
+
+def _fraction(level: float | None) -> float | None:
+    return None if level is None else math.exp(-level)
+
+
+def _logs(row: tuple[float, float, float]) -> tuple[float, float, float]:
+    for v in row:
+        if not (v > 0 and math.isfinite(v)):
+            raise ModelError(f"calibration needs positive finite times, not {v!r}", "time")
+    return math.log(row[0]), math.log(row[1]), math.log(row[2])
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
