@@ -17,6 +17,7 @@ from roofgui.model.errors import ModelError
 from roofgui.cli import llm as cli_llm
 from roofgui.cli import measured
 from roofgui.cli import pareto as cli_pareto
+from roofgui.cli import validate
 from roofgui.cli.common import EXIT_USAGE, CliError, Parser, parse_kv  # noqa: F401
 
 
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--caption", action="store_true", help="stamp a caption with the op, chips and sources")
     e.add_argument("--transparent", action="store_true", help="transparent background (PNG, SVG, PDF)")
     measured.add_parser(sub)
+    validate.add_parser(sub)
     return p
 
 
@@ -318,7 +320,8 @@ def cmd_export(args, out) -> int:
 
 
 COMMANDS = {"chips": cmd_chips, "show-chip": cmd_show_chip, "analyze": cmd_analyze, "export": cmd_export,
-            "measured": measured.run, "pareto": cli_pareto.cmd_pareto}
+            "measured": measured.run, "pareto": cli_pareto.cmd_pareto,
+            "validate": validate.run}
 
 
 def main(argv: Sequence[str] | None = None, out=None) -> int:
@@ -335,7 +338,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
             print(f"roofgui {__version__}", file=out)
             return 0
         if not args.command:
-            raise CliError("give a command: chips, show-chip, analyze, pareto, export or measured")
+            raise CliError("give a command: chips, show-chip, analyze, pareto, export, measured or validate")
         return COMMANDS[args.command](args, out)
     except (CliError, ModelError) as e:
         _one_line(f"roofgui: error: {e}")

@@ -21,8 +21,8 @@ def row_line(r: RowResult) -> str:
     side = "upper" if row.quantity == "throughput" else "lower"
     flag = "" if r.consistent else "  BEATS ITS BOUND: a chip figure or byte count is wrong"
     return (f"{row.id}  [{row.chip}] {row.what}: measured {number(row.measured)} {row.unit}, "
-            f"{side} bound {number(r.bound)}, ratio {r.ratio:.3g}, "
-            f"calibrated {number(r.calibrated)} (leave-one-out){flag}")
+            f"{side} bound {number(r.bound)} {row.unit}, ratio {r.ratio:.3g}, "
+            f"calibrated {number(r.calibrated)} {row.unit} (leave-one-out){flag}")
 
 
 def calibration_line(c: Calibration, mape: float | None = None) -> str:
