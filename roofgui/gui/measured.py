@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
 
@@ -67,6 +67,13 @@ class MeasuredSession(QObject):
             live.evaluated.connect(lambda _ev: self.refresh())
         else:  # (a window without the live evaluator: after the document's change)
             window.doc.changed.connect(lambda *_: QTimer.singleShot(0, self.refresh))
+        window.installEventFilter(self)  # (a palette change restyles the stars)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if obj is self.w and event.type() in (QEvent.Type.PaletteChange,
+                                              QEvent.Type.ApplicationPaletteChange):
+            QTimer.singleShot(0, self.refresh)  # (after the window restyles its plots)
+        return False
 
     def _make_dock(self) -> QDockWidget:
         w = self.w

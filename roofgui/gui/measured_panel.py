@@ -82,7 +82,7 @@ class MeasuredPanel(QWidget):
         if rows:
             self.table.resizeColumnsToContents()
             header = self.table.horizontalHeader()
-            header.resizeSection(0, min(header.sectionSize(0), 320))
+            header.resizeSection(0, min(header.sectionSize(0), 260))
 
     def rows(self) -> list[tuple[str, ...]]:
         """The table's cells, row by row (tests, and what a copy would give)."""

@@ -45,6 +45,7 @@ class MeasuredLayer(QtCore.QObject):
         self.placed: list[PlacedKernel] = []
         self.hover_tip: str | None = None
         self.sample: LegendSample | None = None
+        self.sample_style = None  # (the style the legend's sample was drawn in)
         self.covering = QtCore.QTimer(self)  # (after the plot's own range change settles)
         self.covering.setSingleShot(True)
         self.covering.setInterval(0)
@@ -83,10 +84,11 @@ class MeasuredLayer(QtCore.QObject):
         lg = self.plot.legend
         s = self.plot.style
         present = any(sample is self.sample for sample, _ in lg.items)
-        if present and not self.placed:
+        if present and (not self.placed or self.sample_style is not s):
             lg.removeItem(LEGEND_NAME)
             present = False
         if self.placed and not present:
+            self.sample_style = s
             size = s.marker_size * 1.1
             line_px = text_px(s, s.legend_font_pt)
             self.sample = LegendSample(None, SYMBOL, spot_brush(face_colour(s)),

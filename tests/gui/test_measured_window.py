@@ -91,6 +91,14 @@ def test_hover_reads_the_measurement_against_its_roof(win):
     assert f"<b>{mul.roof_fraction:.1%}</b> of HBM {format_si(mul.hbm_bandwidth, 'B/s')} " \
            "(memory-bound)" in tip
     assert session.layer.tooltip_at(0.0, 20.0) is None
+    # the mouse over the star shows it; away from it, nothing
+    plot = w.roofline_plot
+    scene = plot.vb.mapViewToScene(QPointF(math.log10(mul.intensity),
+                                           math.log10(mul.achieved_flops)))
+    plot.scene().sigMouseMoved.emit(scene)
+    assert session.layer.hover_tip == tip
+    plot.scene().sigMouseMoved.emit(plot.vb.mapViewToScene(QPointF(0.0, 20.0)))
+    assert session.layer.hover_tip is None
 
 
 def test_the_table_gives_each_kernel_with_its_percent_of_roof(win):
@@ -236,3 +244,32 @@ def test_a_scenario_json_still_opens_as_a_scenario(win, tmp_path):
     assert not drop_measured(w, ev)
     w.dropEvent(ev)
     assert w.doc.path == scenario and session.panel.table.rowCount() == 0
+
+
+def test_the_stars_follow_a_dark_palette(win):
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from roofgui.plotting.plot_items import face_colour
+
+    w, session = win
+    session.import_files([NCU])
+    flush(w)
+    light = session.layer.item.points()[0].brush().color().name()
+    app = QApplication.instance()
+    old = app.palette()
+    try:
+        dark = QPalette()
+        for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
+            dark.setColor(role, QColor("#202124"))
+        dark.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
+        app.setPalette(dark)
+        QApplication.processEvents()
+        QApplication.processEvents()
+        s = w.roofline_plot.style
+        assert s.is_dark
+        face = session.layer.item.points()[0].brush().color().name()
+        assert face == QColor(face_colour(s)).name() and face != light
+    finally:
+        app.setPalette(old)
+        QApplication.processEvents()
