@@ -168,8 +168,9 @@ def _add_to_menus(window, import_action: QAction, toggle: QAction) -> None:
 
 
 def install_measured(window) -> MeasuredSession:
-    """Add measured kernels to a built main window (see the module's description)."""
-    return MeasuredSession(window)
+    """Add measured kernels to a built main window (see the module's description); once
+    only: a second call gives the window's session back."""
+    return session(window) or MeasuredSession(window)
 
 
 def session(window) -> MeasuredSession | None:

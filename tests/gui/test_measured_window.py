@@ -33,6 +33,7 @@ def win(qtbot, shipped):
     assert w.controller.open_path(BUSY, ask=False)
     flush(w)
     session = install_measured(w)
+    assert install_measured(w) is session  # (once only: one menu item, one dock)
     yield w, session
     close_quietly(w)
 
