@@ -109,7 +109,8 @@ class MeasuredSession(QObject):
             self.w.statusBar().showMessage(f"Nothing imported: {e}", 15000)
             return False
         self.last_dir = str(Path(paths[-1]).parent)
-        self.sets.extend(sets)
+        again = {s.source for s in sets}  # (a file imported again replaces its kernels)
+        self.sets = [s for s in self.sets if s.source not in again] + sets
         self.refresh()
         self.dock.show()
         self.dock.raise_()
@@ -144,7 +145,7 @@ class MeasuredSession(QObject):
             self.placed, self.notes = place_kernels(
                 self.sets, ev.chips, w.doc.scenario.ops, ev.entries, w.catalog.chips.values())
         self.layer.set_kernels(self.placed, w.chip_colours())
-        self.panel.set_kernels(self.placed, len(self.sets))
+        self.panel.set_kernels(self.placed, len(self.sets), self.notes)
 
 
 def _add_to_menus(window, import_action: QAction, toggle: QAction) -> None:

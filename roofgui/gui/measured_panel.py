@@ -54,8 +54,10 @@ class MeasuredPanel(QWidget):
         lay.addWidget(self.table, 1)
         self._shown: list[tuple[str, ...]] = []
 
-    def set_kernels(self, placed: Sequence[PlacedKernel], files: int) -> None:
-        """One row per placed kernel (the table is filled again only when a cell changed)."""
+    def set_kernels(self, placed: Sequence[PlacedKernel], files: int,
+                    notes: Sequence[str] = ()) -> None:
+        """One row per placed kernel (the table is filled again only when a cell changed);
+        ``notes``: the files whose kernels are not on the chip they name."""
         rows = [pk.cells() for pk in placed]
         self.clear_button.setEnabled(bool(rows) or files > 0)
         shown_on_plot = sum(1 for pk in placed if pk.x is not None)
@@ -64,7 +66,8 @@ class MeasuredPanel(QWidget):
             self.summary.setText(
                 f"{n} kernel{'s' if n != 1 else ''} from {files} file{'s' if files != 1 else ''}"
                 f"; {shown_on_plot} on the roofline (the others lack FLOPs or bytes). "
-                "% of roof: achieved over the roof that limits the kernel.")
+                "% of roof: achieved over the roof that limits the kernel."
+                + "".join(f"\n{n}" for n in notes))
         else:
             self.summary.setText(EMPTY_TEXT)
         if rows == self._shown:

@@ -274,3 +274,12 @@ def test_the_stars_follow_a_dark_palette(win):
     finally:
         app.setPalette(old)
         QApplication.processEvents()
+
+
+def test_a_file_imported_again_replaces_its_kernels(win):
+    w, session = win
+    session.import_files([NCU, PLAIN])
+    session.import_files([PLAIN])
+    flush(w)
+    assert session.panel.table.rowCount() == 5 and len(scatter(session)[0]) == 4
+    assert "ncu_metrics.csv: the file names no chip" in session.panel.summary.text()
