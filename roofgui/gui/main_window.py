@@ -27,6 +27,7 @@ from roofgui.gui.document import ALL, TITLE, ScenarioDocument
 from roofgui.gui.form import ScenarioForm, SweepControls
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
+from roofgui.gui.measured import drag_enter_measured, drop_measured, install_measured
 from roofgui.gui.menus import build_menus
 from roofgui.gui.notice_bar import NoticeBar, palette_is_dark
 from roofgui.gui.window_layout import default_dock_sizes, dropped_scenario, restore_layout, save_layout
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
             hints.colorSchemeChanged.connect(lambda *_: self._apply_palette())
         self._default_state = self.saveState()
         self._open_first(open_path, restore)
+        install_measured(self)
 
     # -- construction helpers --------------------------------------------------------
     def _build_centre(self) -> QWidget:
@@ -337,12 +339,16 @@ class MainWindow(QMainWindow):
 
     # -- drag and drop ------------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if drag_enter_measured(self, event):
+            return
         if dropped_scenario(event):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
     def dropEvent(self, event) -> None:  # noqa: N802
+        if drop_measured(self, event):
+            return
         path = dropped_scenario(event)
         if path is None:
             super().dropEvent(event)
