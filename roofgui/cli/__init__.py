@@ -16,7 +16,9 @@ from roofgui.model.errors import ModelError
 
 from roofgui.cli import llm as cli_llm
 from roofgui.cli import measured
-from roofgui.cli.common import EXIT_USAGE, CliError, Parser, parse_kv  # noqa: F401
+from roofgui.cli.common import (EXIT_USAGE, CliError, Output, OutputError, Parser,  # noqa: F401
+                                check_empty_flags, parse_kv, silence)
+from roofgui.presentation.safe_text import SafeWriter, escape_json_controls
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -239,7 +241,7 @@ def cmd_analyze(args, out) -> int:
             rec.update(extra(e))
         records.append(rec)
     if args.json:
-        print(json.dumps(records, indent=2, ensure_ascii=False), file=out)
+        print(escape_json_controls(json.dumps(records, indent=2, ensure_ascii=False)), file=out)
         return 0
     for e, rec in zip(ev.entries, records):
         _print_entry(e, rec, args.working, out)
@@ -325,27 +327,52 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     if not argv or argv[0] in ("gui", "open") or (argv[0].endswith(".json") and len(argv) == 1):
         from roofgui.app import main as gui_main
         return gui_main(argv[1:] if argv and argv[0] in ("gui", "open") else argv)
+    err, sys.stderr = sys.stderr, SafeWriter(sys.stderr)  # no raw control characters
+    try:
+        return _run(argv, Output(out))
+    finally:
+        sys.stderr = err
+
+
+def _run(argv: list[str], out: Output) -> int:
     try:
         args = build_parser().parse_args(argv)
+        check_empty_flags(args)
         if args.version:
             from roofgui import __version__
             print(f"roofgui {__version__}", file=out)
             return 0
         if not args.command:
             raise CliError("give a command: chips, show-chip, analyze, export or measured")
-        return COMMANDS[args.command](args, out)
+        status = COMMANDS[args.command](args, out)
+        out.flush()
+        return status
     except (CliError, ModelError) as e:
         _one_line(f"roofgui: error: {e}")
         return EXIT_USAGE
+    except OutputError as e:
+        silence(out.stream)
+        _one_line(f"roofgui: error: cannot write the output: {e.strerror}")
+        return 1
     except BrokenPipeError:
+        silence(out.stream)
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as e:  # a file named on the command line (a name too long, ...)
+        if e.filename is None or os.environ.get("ROOFGUI_DEBUG"):
+            return _internal_error(e)
+        _one_line(f"roofgui: error: {e.filename}: {e.strerror or e}")
+        return EXIT_USAGE
     except Exception as e:  # never a traceback; ROOFGUI_DEBUG=1 shows it
-        if os.environ.get("ROOFGUI_DEBUG"):
-            raise
-        _one_line(f"roofgui: internal error: {type(e).__name__}: {e} (set ROOFGUI_DEBUG=1 for details)")
-        return 1
+        return _internal_error(e)
+
+
+def _internal_error(e: Exception) -> int:
+    if os.environ.get("ROOFGUI_DEBUG"):
+        raise e
+    _one_line(f"roofgui: internal error: {type(e).__name__}: {e} (set ROOFGUI_DEBUG=1 for details)")
+    return 1
 
 
 def _one_line(message: str) -> None:
