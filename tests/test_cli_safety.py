@@ -124,9 +124,10 @@ def _env():
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-def test_subprocess_chips_onto_dev_full():
+@pytest.mark.parametrize("argv", [["chips"], ["analyze", "--list-models"]])
+def test_subprocess_output_onto_dev_full(argv):
     with open("/dev/full", "w") as full:
-        p = subprocess.run([sys.executable, "main.py", "chips"], cwd=ROOT, stdout=full,
+        p = subprocess.run([sys.executable, "main.py", *argv], cwd=ROOT, stdout=full,
                            stderr=subprocess.PIPE, text=True, env=_env(), timeout=120)
     assert p.returncode in (1, 2)
     assert p.stderr == "roofgui: error: cannot write the output: No space left on device\n"

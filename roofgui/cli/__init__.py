@@ -16,8 +16,9 @@ from roofgui.model.errors import ModelError
 
 from roofgui.cli import llm as cli_llm
 from roofgui.cli import measured
-from roofgui.cli.common import (EXIT_USAGE, CliError, Output, OutputError, Parser,  # noqa: F401
-                                check_empty_flags, parse_kv, silence)
+from roofgui.cli.common import (EXIT_USAGE, OUTPUT_ERRNOS, CliError, Output, OutputError,  # noqa: F401
+                                Parser, check_empty_flags, internal_error, one_line,
+                                output_failed, parse_kv, silence)
 from roofgui.presentation.safe_text import SafeWriter, escape_json_controls
 
 
@@ -348,36 +349,33 @@ def _run(argv: list[str], out: Output) -> int:
         out.flush()
         return status
     except (CliError, ModelError) as e:
-        _one_line(f"roofgui: error: {e}")
+        one_line(f"roofgui: error: {e}")
         return EXIT_USAGE
     except OutputError as e:
-        silence(out.stream)
-        _one_line(f"roofgui: error: cannot write the output: {e.strerror}")
-        return 1
+        return output_failed(out.stream, e.strerror)
     except BrokenPipeError:
         silence(out.stream)
         return 0
     except KeyboardInterrupt:
         return 130
+    except SystemExit:  # --help, --list-models: what they printed must reach the output too
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            silence(sys.stdout)
+            return 0
+        except OSError as e:
+            return output_failed(sys.stdout, e.strerror or str(e))
+        raise
     except OSError as e:  # a file named on the command line (a name too long, ...)
+        if e.filename is None and e.errno in OUTPUT_ERRNOS:  # printing straight to stdout
+            return output_failed(sys.stdout, e.strerror)
         if e.filename is None or os.environ.get("ROOFGUI_DEBUG"):
-            return _internal_error(e)
-        _one_line(f"roofgui: error: {e.filename}: {e.strerror or e}")
+            return internal_error(e)
+        one_line(f"roofgui: error: {e.filename}: {e.strerror or e}")
         return EXIT_USAGE
     except Exception as e:  # never a traceback; ROOFGUI_DEBUG=1 shows it
-        return _internal_error(e)
-
-
-def _internal_error(e: Exception) -> int:
-    if os.environ.get("ROOFGUI_DEBUG"):
-        raise e
-    _one_line(f"roofgui: internal error: {type(e).__name__}: {e} (set ROOFGUI_DEBUG=1 for details)")
-    return 1
-
-
-def _one_line(message: str) -> None:
-    """Print a message to stderr as exactly one line, whatever it contains."""
-    print(" ".join(message.split()), file=sys.stderr)
+        return internal_error(e)
 
 
 if __name__ == "__main__":  # pragma: no cover

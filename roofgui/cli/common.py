@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
+import sys
 
 from roofgui.presentation.safe_text import SafeWriter
 
@@ -96,3 +98,26 @@ def silence(stream) -> None:
         os.close(null)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+#: What a write to a full, failing or closed output says.
+OUTPUT_ERRNOS = (errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+def output_failed(stream, why: str) -> int:
+    """One line for an output that cannot be written; the exit flush is kept quiet."""
+    silence(stream)
+    one_line(f"roofgui: error: cannot write the output: {why}")
+    return 1
+
+
+def internal_error(e: Exception) -> int:
+    if os.environ.get("ROOFGUI_DEBUG"):
+        raise e
+    one_line(f"roofgui: internal error: {type(e).__name__}: {e} (set ROOFGUI_DEBUG=1 for details)")
+    return 1
+
+
+def one_line(message: str) -> None:
+    """Print a message to stderr as exactly one line, whatever it contains."""
+    print(" ".join(message.split()), file=sys.stderr)
