@@ -67,6 +67,26 @@ def test_error_messages_naming_user_text_are_escaped(capsys, tmp_path):
     assert _raw_controls(err) == [] and "\\x1b" in err
 
 
+def test_a_user_chip_name_with_escapes_is_listed_escaped(capsys):
+    d = Path(os.environ["ROOFGUI_HOME"]) / "chips"
+    d.mkdir(parents=True, exist_ok=True)
+    text = (ROOT / "specs" / "l4.toml").read_text().replace('id = "l4"', 'id = "evil"')
+    text = text.replace('name = "', 'name = "\\u001b[2J', 1)
+    (d / "evil.toml").write_text(text)
+    for argv in (["chips"], ["show-chip", "evil"]):
+        rc, out, err = run(capsys, *argv)
+        assert rc == 0, err
+        assert _raw_controls(out) == [] and "\\x1b[2J" in out
+
+
+def test_measured_file_and_kernel_names_are_escaped(capsys, tmp_path):
+    f = tmp_path / f"m{EVIL}.csv"
+    f.write_text(f"name,seconds,flops,bytes\n{EVIL},1e-3,1e9,1e6\n")
+    rc, out, err = run(capsys, "measured", str(f), "--chip", "h100-sxm")
+    assert rc == 0, err
+    assert _raw_controls(out) == [] and out.count("\\x1b]0;pwned") == 2
+
+
 @pytest.mark.parametrize("flag", ["--dtype", "--x-dtype", "--w-dtype", "--out-dtype", "--compute-dtype"])
 def test_an_empty_dtype_flag_is_an_error(capsys, flag):
     rc, out, err = run(capsys, "analyze", "--op", "matmul", "--dims", "B=8,D=8,F=8",
