@@ -155,7 +155,18 @@ def sweep_csv_chunks(scenario: Scenario, catalog, chunk_values: int | None = Non
         curves = sweep_scenario(scenario, catalog, part)[0] if first else []
         if sweep_columns(scenario, curves) != header:
             raise ModelError("the sweep's curves differ from point to point", "sweep")
-        yield _write_rows(_sweep_array(part, curves).tolist())
+        yield _float_rows(_sweep_array(part, curves))
+
+
+def _float_rows(data: np.ndarray) -> str:
+    """Rows of floats as :func:`_write_rows` writes them (``repr``; NaN empty; ``inf``), fast:
+    the csv module writes a float with ``repr`` itself."""
+    rows = data.tolist()
+    if np.isnan(data).any():
+        rows = [["" if v != v else v for v in row] for row in rows]
+    buf = io.StringIO(newline="")
+    _csv.writer(buf, lineterminator="\r\n").writerows(rows)
+    return buf.getvalue()
 
 
 def sweep_csv(scenario: Scenario, catalog, curves: Sequence[SweepCurve] | None = None) -> str:
