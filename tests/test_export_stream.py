@@ -90,18 +90,22 @@ def test_an_export_onto_a_link_to_dev_full_is_refused(capsys, tmp_path, suffix, 
     assert sorted(f.name for f in tmp_path.iterdir()) == sorted(["s.json", link.name])
 
 
-@pytest.mark.parametrize("kind", ["symlink", "hardlink"])
-def test_a_csv_export_onto_a_link_updates_its_target(capsys, tmp_path, kind):
+@pytest.mark.parametrize("kind, suffix", [("symlink", "csv"), ("hardlink", "csv"), ("symlink", "png"),
+                                          ("hardlink", "pdf")])
+def test_an_export_onto_a_link_updates_its_target(capsys, tmp_path, kind, suffix):
+    if suffix != "csv":
+        pytest.importorskip("PySide6")
     p = tmp_path / "s.json"
     save_scenario(big_scenario(1, ["h100-sxm"], 50), p)
-    target = tmp_path / "target.csv"
+    target = tmp_path / f"target.{suffix}"
     target.write_text("old\n")
     target.chmod(0o640)
-    link = tmp_path / "link.csv"
+    link = tmp_path / f"link.{suffix}"
     link.symlink_to(target) if kind == "symlink" else os.link(target, link)
     assert main(["export", str(p), "--plot", "sweep", "-o", str(link)]) == 0
     assert link.is_symlink() == (kind == "symlink")
-    assert target.read_text().startswith("B,") and link.read_text() == target.read_text()
+    head = {"csv": b"B,", "png": b"\x89PNG", "pdf": b"%PDF"}[suffix]
+    assert target.read_bytes().startswith(head) and link.read_bytes() == target.read_bytes()
     assert target.stat().st_mode & 0o777 == 0o640
     assert not [f for f in tmp_path.iterdir() if f.name.endswith(".tmp")]
 
