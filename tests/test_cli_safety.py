@@ -160,3 +160,16 @@ def test_subprocess_broken_pipe_is_quiet():
     err = p.stderr.read().decode()
     p.stderr.close()
     assert p.wait(timeout=120) == 0 and err == ""
+
+
+def test_a_lone_surrogate_in_an_op_name_prints_escaped(capsys, tmp_path):
+    p = tmp_path / "sur.json"
+    save_scenario(Scenario(ops=[OpSpec("op \ud800", "matmul", {"B": 8, "D": 8, "F": 8})],
+                           chips=["h100-sxm"]), p)
+    rc, out, err = run(capsys, "analyze", str(p))
+    assert rc == 0 and "internal" not in err
+    assert "op \\ud800 on" in out
+    rc, out, err = run(capsys, "analyze", str(p), "--json")
+    assert rc == 0, err
+    out.encode("utf-8")  # (no lone surrogate reaches the terminal)
+    assert json.loads(out)[0]["op"] == "op \ud800"

@@ -10,20 +10,27 @@ from __future__ import annotations
 
 import re
 
-#: C0 controls but newline and tab, DEL, and the C1 controls.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-#: What ``json.dumps(..., ensure_ascii=False)`` leaves raw: DEL and the C1 controls.
-_JSON_RAW = re.compile("[\x7f-\x9f]")
+#: C0 controls but newline and tab, DEL, the C1 controls, and lone surrogates (which no
+#: terminal encoding can hold: printing one raised UnicodeEncodeError).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+#: What ``json.dumps(..., ensure_ascii=False)`` leaves raw: DEL, C1 controls, surrogates.
+_JSON_RAW = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def _visible(m: re.Match) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with each control character but ``\\n`` and ``\\t`` shown as ``\\xNN``."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with each control character but ``\\n`` and ``\\t`` shown as ``\\xNN`` (and
+    each lone surrogate as ``\\uDNNN``)."""
+    return _CONTROLS.sub(_visible, text)
 
 
 def escape_json_controls(text: str) -> str:
-    """JSON ``text`` with DEL and C1 controls written as ``\\u00NN`` (still valid JSON: they
-    can only occur inside strings, and the C0 controls are escaped by ``json.dumps``)."""
+    """JSON ``text`` with DEL, C1 controls and lone surrogates written as ``\\uNNNN`` (still
+    valid JSON: they can only occur inside strings, and ``json.dumps`` escapes the C0 ones)."""
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
