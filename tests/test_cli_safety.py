@@ -173,3 +173,11 @@ def test_a_lone_surrogate_in_an_op_name_prints_escaped(capsys, tmp_path):
     assert rc == 0, err
     out.encode("utf-8")  # (no lone surrogate reaches the terminal)
     assert json.loads(out)[0]["op"] == "op \ud800"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_error_with_stderr_on_a_full_disk_keeps_its_status():
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "main.py", "analyze", "--op", "bogus"], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=full, env=_env(), timeout=120)
+    assert p.returncode == 2

@@ -119,5 +119,9 @@ def internal_error(e: Exception) -> int:
 
 
 def one_line(message: str) -> None:
-    """Print a message to stderr as exactly one line, whatever it contains."""
-    print(" ".join(message.split()), file=sys.stderr)
+    """Print a message to stderr as exactly one line, whatever it contains (if stderr itself
+    cannot be written, there is nowhere to say so: the exit status still tells)."""
+    try:
+        print(" ".join(message.split()), file=sys.stderr, flush=True)
+    except OSError:
+        silence(sys.stderr)
