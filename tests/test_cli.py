@@ -233,7 +233,7 @@ BAD = [
     (["analyze", "--chip", "tpu-v5e", "--op", "conv"], r"unknown op 'conv'"),
     (MM + ["--dtype", "fp9"], r"--dtype.*unknown dtype 'fp9'"),
     (MM + ["--w-dtype", "int3"], r"unknown dtype 'int3'"),
-    (MM + ["--compute-dtype", ""], None),  # empty flag value: treated as not given → succeeds
+    (MM + ["--compute-dtype", ""], r"--compute-dtype: empty"),  # an empty flag is refused
     (MM + ["--shard", "D=2", "--link", "warp"], r"--link.*unknown link 'warp'"),
     (MM + ["--shard", "D=2", "--link", "nvlink"], r"no 'nvlink' link"),
     (MM + ["--dims", "B=0"], r"--dims B.*greater than zero"),

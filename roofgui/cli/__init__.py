@@ -18,7 +18,10 @@ from roofgui.cli import llm as cli_llm
 from roofgui.cli import measured
 from roofgui.cli import pareto as cli_pareto
 from roofgui.cli import validate
-from roofgui.cli.common import EXIT_USAGE, CliError, Parser, parse_kv  # noqa: F401
+from roofgui.cli.common import (EXIT_USAGE, OUTPUT_ERRNOS, CliError, Output, OutputError,  # noqa: F401
+                                Parser, check_empty_flags, internal_error, one_line,
+                                output_failed, parse_kv, silence)
+from roofgui.presentation.safe_text import SafeWriter, escape_json_controls
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -244,7 +247,7 @@ def cmd_analyze(args, out) -> int:
             rec.update(extra(e, breakdown=args.breakdown))
         records.append(rec)
     if args.json:
-        print(json.dumps(records, indent=2, ensure_ascii=False), file=out)
+        print(escape_json_controls(json.dumps(records, indent=2, ensure_ascii=False)), file=out)
         return 0
     for e, rec in zip(ev.entries, records):
         _print_entry(e, rec, args.working, out)
@@ -331,32 +334,54 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     if not argv or argv[0] in ("gui", "open") or (argv[0].endswith(".json") and len(argv) == 1):
         from roofgui.app import main as gui_main
         return gui_main(argv[1:] if argv and argv[0] in ("gui", "open") else argv)
+    err, sys.stderr = sys.stderr, SafeWriter(sys.stderr)  # no raw control characters
+    try:
+        return _run(argv, Output(out))
+    finally:
+        sys.stderr = err
+
+
+def _run(argv: list[str], out: Output) -> int:
     try:
         args = build_parser().parse_args(argv)
+        check_empty_flags(args)
         if args.version:
             from roofgui import __version__
             print(f"roofgui {__version__}", file=out)
             return 0
         if not args.command:
             raise CliError("give a command: chips, show-chip, analyze, pareto, export, measured or validate")
-        return COMMANDS[args.command](args, out)
+        status = COMMANDS[args.command](args, out)
+        out.flush()
+        return status
     except (CliError, ModelError) as e:
-        _one_line(f"roofgui: error: {e}")
+        one_line(f"roofgui: error: {e}")
         return EXIT_USAGE
+    except OutputError as e:
+        return output_failed(out.stream, e.strerror)
     except BrokenPipeError:
+        silence(out.stream)
         return 0
     except KeyboardInterrupt:
         return 130
+    except SystemExit:  # --help, --list-models: what they printed must reach the output too
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            silence(sys.stdout)
+            return 0
+        except OSError as e:
+            return output_failed(sys.stdout, e.strerror or str(e))
+        raise
+    except OSError as e:  # a file named on the command line (a name too long, ...)
+        if e.filename is None and e.errno in OUTPUT_ERRNOS:  # printing straight to stdout
+            return output_failed(sys.stdout, e.strerror)
+        if e.filename is None or os.environ.get("ROOFGUI_DEBUG"):
+            return internal_error(e)
+        one_line(f"roofgui: error: {e.filename}: {e.strerror or e}")
+        return EXIT_USAGE
     except Exception as e:  # never a traceback; ROOFGUI_DEBUG=1 shows it
-        if os.environ.get("ROOFGUI_DEBUG"):
-            raise
-        _one_line(f"roofgui: internal error: {type(e).__name__}: {e} (set ROOFGUI_DEBUG=1 for details)")
-        return 1
-
-
-def _one_line(message: str) -> None:
-    """Print a message to stderr as exactly one line, whatever it contains."""
-    print(" ".join(message.split()), file=sys.stderr)
+        return internal_error(e)
 
 
 if __name__ == "__main__":  # pragma: no cover

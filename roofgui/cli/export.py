@@ -51,8 +51,11 @@ def run_export(args, out) -> int:
     """The ``export`` sub-command.  Returns the exit status (0)."""
     from roofgui.export.options import ExportError, ExportOptions
 
-    path, fmt, width, height = check_args(args)
-    scenario, catalog = load_for_export(args)
+    try:
+        path, fmt, width, height = check_args(args)
+    except OSError as e:  # a name too long, a folder we may not search ...
+        raise CliError(f"cannot write {args.output}: {e.strerror or e}") from None
+    scenario, catalog = load_for_export(args, fmt)
     try:
         opts = ExportOptions(args.plot, width, height, args.style, args.title, args.caption,
                              args.transparent).validated()
@@ -68,8 +71,8 @@ def run_export(args, out) -> int:
     try:
         export_file(path, scenario, catalog, opts.plot, opts.width, opts.height, opts.style,
                     opts.title, opts.caption, opts.transparent)
-    except OSError as e:
-        raise CliError(f"cannot write {path}: {e.strerror or e}") from None
+    except OSError as e:  # (a link to a device: "not a regular file"; a full disk ...)
+        raise CliError(f"cannot write {path}: {e.strerror or str(e).split(': ', 1)[-1]}") from None
     what = f"{opts.width} × {opts.height} {fmt.upper()}" if fmt != "csv" else (
         "results table CSV" if opts.plot == "roofline" else "sweep CSV")
     print(f"wrote {path} ({what})", file=out)
@@ -110,10 +113,11 @@ def check_args(args) -> tuple[Path, str, int, int]:
     return path, fmt, width, height
 
 
-def load_for_export(args):
-    """(scenario, catalog) of ``args.scenario``; a scenario with nothing to draw is a usage error."""
+def load_for_export(args, fmt: str = "png"):
+    """(scenario, catalog) of ``args.scenario``; a scenario with nothing to draw, or a sweep
+    too large to compute, is a usage error."""
     from roofgui.model.catalog import Catalog
-    from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
+    from roofgui.model.evaluate import evaluate_scenario
     from roofgui.model.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
@@ -127,7 +131,28 @@ def load_for_export(args):
         raise CliError(ev.errors[0])
     for err in ev.errors:
         print(f"warning: {err}", file=sys.stderr)
-    if args.plot == "sweep" and not sweep_scenario(scenario, catalog)[0]:
+    if args.plot == "sweep" and not check_sweep(scenario, len(ev.chips), fmt):
         raise CliError(f"{args.scenario}: no op has the swept dimension "
-                     f"{scenario.sweep.dim!r}, so there is no sweep to draw")
+                       f"{scenario.sweep.dim!r}, so there is no sweep to draw")
     return scenario, catalog
+
+
+def check_sweep(scenario, n_chips: int, fmt: str) -> int:
+    """The values the sweep holds; a :class:`ModelError` saying how large it would be when
+    it is more than memory allows (a CSV is streamed: its bound is the size of the file)."""
+    from roofgui.export.csv import MAX_SWEEP_CSV_VALUES, SWEEP_CSV_BYTES_PER_VALUE
+    from roofgui.model.evaluate import check_sweep_size
+
+    streamed = fmt == "csv" and not _llm_view(scenario)
+    if streamed:
+        return check_sweep_size(scenario, n_chips, MAX_SWEEP_CSV_VALUES, SWEEP_CSV_BYTES_PER_VALUE)
+    return check_sweep_size(scenario, n_chips)
+
+
+def _llm_view(scenario) -> bool:
+    """Whether the sweep shows an LLM step's throughput or latency (a table built whole)."""
+    try:
+        from roofgui.model.llm import SWEEP_VIEWS
+    except ImportError:  # pragma: no cover
+        return False
+    return scenario.sweep.y in SWEEP_VIEWS

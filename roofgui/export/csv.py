@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv as _csv
 import io
 import math
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -51,9 +51,12 @@ def _cell(v: Any) -> str:
 
 
 def _write(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    return _write_rows([header]) + _write_rows(rows)
+
+
+def _write_rows(rows: Iterable[Sequence[Any]]) -> str:
     buf = io.StringIO(newline="")
     w = _csv.writer(buf, lineterminator="\r\n")
-    w.writerow([_cell(h) for h in header])
     for row in rows:
         w.writerow([_cell(v) for v in row])
     return buf.getvalue()
@@ -117,24 +120,70 @@ def sweep_table(scenario: Scenario, curves: Sequence[SweepCurve]) -> tuple[list[
     else:
         from roofgui.model.evaluate import sweep_values
         x = sweep_values(scenario.sweep)
+    return sweep_columns(scenario, curves), _sweep_array(x, curves)
+
+
+def _sweep_array(x: np.ndarray, curves: Sequence[SweepCurve]) -> np.ndarray:
     cols = [x]
     for c in curves:
         r = c.result
         cols.append(np.broadcast_to(np.asarray(r.attainable_flops, dtype=np.float64), x.shape))
         cols.append(np.broadcast_to(np.asarray(r.t_lower, dtype=np.float64), x.shape))
-    return sweep_columns(scenario, curves), np.column_stack(cols)
+    return np.column_stack(cols)
+
+
+#: Values (op phases × chips × points) a streamed sweep CSV computes and formats at a time.
+CHUNK_VALUES = 500_000
+#: The most values a sweep CSV may hold, and the bytes of text each takes (two numbers).
+MAX_SWEEP_CSV_VALUES = 500_000_000
+SWEEP_CSV_BYTES_PER_VALUE = 44
+
+
+def sweep_csv_chunks(scenario: Scenario, catalog, chunk_values: int | None = None) -> Iterator[str]:
+    """The text of :func:`sweep_csv` in pieces, computed a slice of sweep points at a time
+    (about ``chunk_values`` values each), so memory stays bounded however large the sweep."""
+    from roofgui.model.errors import ModelError
+    from roofgui.model.evaluate import sweep_values
+
+    x = sweep_values(scenario.sweep)
+    first, _ = sweep_scenario(scenario, catalog, x[:1])
+    header = sweep_columns(scenario, first)
+    yield _write_rows([header])
+    step = max(1, (chunk_values or CHUNK_VALUES) // max(1, len(first)))
+    for i in range(0, len(x), step):
+        part = x[i:i + step]
+        curves = sweep_scenario(scenario, catalog, part)[0] if first else []
+        if sweep_columns(scenario, curves) != header:
+            raise ModelError("the sweep's curves differ from point to point", "sweep")
+        yield _float_rows(_sweep_array(part, curves))
+
+
+def _float_rows(data: np.ndarray) -> str:
+    """Rows of floats as :func:`_write_rows` writes them (``repr``; NaN empty; ``inf``), fast:
+    the csv module writes a float with ``repr`` itself."""
+    rows = data.tolist()
+    if np.isnan(data).any():
+        rows = [["" if v != v else v for v in row] for row in rows]
+    buf = io.StringIO(newline="")
+    _csv.writer(buf, lineterminator="\r\n").writerows(rows)
+    return buf.getvalue()
 
 
 def sweep_csv(scenario: Scenario, catalog, curves: Sequence[SweepCurve] | None = None) -> str:
     """The sweep (``scenario.sweep``) of every op × chip, as CSV text."""
     if curves is None:
-        curves, _ = sweep_scenario(scenario, catalog)
+        return "".join(sweep_csv_chunks(scenario, catalog))
     header, data = sweep_table(scenario, curves)
     return _write(header, data.tolist())
 
 
 def table_csv(scenario: Scenario, catalog, plot: str = "roofline") -> str:
     """The table behind a plot: the results for ``"roofline"``, the sweep for ``"sweep"``."""
+    return "".join(table_csv_chunks(scenario, catalog, plot))
+
+
+def table_csv_chunks(scenario: Scenario, catalog, plot: str = "roofline") -> Iterator[str]:
+    """:func:`table_csv` in pieces: a large sweep is streamed (:func:`sweep_csv_chunks`)."""
     if plot == "sweep":
         try:
             from roofgui.model import llm
@@ -143,8 +192,11 @@ def table_csv(scenario: Scenario, catalog, plot: str = "roofline") -> str:
             llm = None
         if llm is not None and scenario.sweep.y in llm.SWEEP_VIEWS:  # the LLM view's numbers
             header, data = llm_geometry.llm_sweep_table(llm.llm_sweep_scenario(scenario, catalog))
-            return _write(header, data.tolist())
-        return sweep_csv(scenario, catalog)
+            yield _write(header, data.tolist())
+            return
+        yield from sweep_csv_chunks(scenario, catalog)
+        return
     if plot == "roofline":
-        return results_csv(scenario, catalog)
+        yield results_csv(scenario, catalog)
+        return
     raise ValueError(f"unknown plot {plot!r} (roofline or sweep)")

@@ -51,7 +51,12 @@ def export_file(path: str | Path, scenario: Scenario, catalog, plot: str = "roof
     p = Path(path)
     fmt = format_for(p)
     opts = ExportOptions(plot, width, height, style, title, caption, transparent).validated()
-    atomic_write(p, render_bytes(fmt, scenario, catalog, opts))
+    if fmt == "csv":  # streamed: a large sweep is written a slice at a time
+        from roofgui.export.csv import table_csv_chunks
+
+        atomic_write(p, (text.encode("utf-8") for text in table_csv_chunks(scenario, catalog, plot)))
+    else:
+        atomic_write(p, render_bytes(fmt, scenario, catalog, opts))
     return p
 
 

@@ -60,6 +60,8 @@ def _parse_toml(raw: bytes | str, where: str) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(where, None, f"not valid TOML: {e}") from None
+    except ValueError:  # an integer past Python's int-string conversion limit
+        raise SpecError(where, None, "a number is too large (thousands of digits)") from None
 
 
 def _req(d: Mapping[str, Any], key: str, typ: type, where: str, path: str) -> Any:

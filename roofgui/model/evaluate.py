@@ -240,3 +240,30 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog,
     if points is not None:
         _LAST["sweep"] = used
     return curves, errors
+
+
+#: Bytes of figures a sweep holds per value (one op phase on one chip at one point), measured
+#: with tracemalloc at its peak (~19 B), rounded up.
+SWEEP_BYTES_PER_VALUE = 24
+#: The most values (op phases × chips × points) a sweep computes at once: about 1 GiB.
+MAX_SWEEP_VALUES = 40_000_000
+
+
+def sweep_size(scenario: Scenario, n_chips: int) -> int:
+    """How many values the scenario's sweep holds: op phases with the swept dimension ×
+    ``n_chips`` × points (0 when no op has the dimension)."""
+    dim = scenario.sweep.dim
+    phases = sum(len(k.phases) for k in (OP_KINDS.get(op.kind) for op in scenario.ops)
+                 if k is not None and dim in k.dim_names())
+    return phases * max(0, int(n_chips)) * max(0, int(scenario.sweep.points))
+
+
+def check_sweep_size(scenario: Scenario, n_chips: int, max_values: int = MAX_SWEEP_VALUES,
+                     bytes_per_value: float = SWEEP_BYTES_PER_VALUE) -> int:
+    """:func:`sweep_size`, or a :class:`ModelError` saying how large the sweep would be when
+    it holds more than ``max_values`` (before anything is computed)."""
+    n = sweep_size(scenario, n_chips)
+    if n > max_values:
+        raise ModelError(f"the sweep would hold {n:,} values ({n * bytes_per_value / 2**30:.1f} GiB); "
+                         f"at most {max_values:,}: use fewer points, ops or chips", "sweep")
+    return n

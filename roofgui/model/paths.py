@@ -6,6 +6,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import Iterable
 
 APP = "roofgui"
 
@@ -138,13 +139,14 @@ def save_target(path: str | Path) -> Path:
     return Path(os.path.realpath(p)) if p.is_symlink() else p
 
 
-def atomic_write(path: str | Path, data: str | bytes) -> None:
+def atomic_write(path: str | Path, data: str | bytes | Iterable[bytes]) -> None:
     """Write a file so that it is either the old or the new content, never half.
 
     A symlink is written through to its target, which keeps its mode and owner; a file with
     other hard links is rewritten in place so every link sees the new content.  Anything
     but a regular file (a device, a FIFO, a folder) is refused.  The new content goes to a
-    temporary file beside the target first, which is removed whatever happens.
+    temporary file beside the target first, which is removed whatever happens.  ``data``
+    may be an iterable of byte chunks, written as they come (a large export in bounded memory).
     """
     p = save_target(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -170,7 +172,7 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
         raise
 
 
-def _write_temp(p: Path, raw: bytes, st: os.stat_result | None) -> str:
+def _write_temp(p: Path, raw: bytes | Iterable[bytes], st: os.stat_result | None) -> str:
     """A temporary file beside ``p`` holding ``raw``, flushed, with ``p``'s mode and owner."""
     import tempfile
 
@@ -186,7 +188,8 @@ def _write_temp(p: Path, raw: bytes, st: os.stat_result | None) -> str:
             except OSError:
                 pass  # only root may give a file away; the owner is then ours, as a plain write
         with os.fdopen(fd, "wb") as f:
-            f.write(raw)
+            for chunk in [raw] if isinstance(raw, bytes) else raw:
+                f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
     except BaseException:
@@ -199,10 +202,10 @@ def _write_temp(p: Path, raw: bytes, st: os.stat_result | None) -> str:
 
 
 def _copy_in_place(src: str, dst: Path) -> None:
-    with open(src, "rb") as f:
-        raw = f.read()
-    with open(dst, "r+b") as f:
-        f.write(raw)
-        f.truncate()
-        f.flush()
-        os.fsync(f.fileno())
+    import shutil
+
+    with open(src, "rb") as f, open(dst, "r+b") as g:
+        shutil.copyfileobj(f, g)
+        g.truncate()
+        g.flush()
+        os.fsync(g.fileno())

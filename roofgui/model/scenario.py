@@ -151,6 +151,8 @@ class Scenario:
             raise ScenarioError(where, None, f"not valid JSON: {e.msg} at line {e.lineno}") from None
         except RecursionError:
             raise ScenarioError(where, None, "not valid JSON: nested too deeply") from None
+        except ValueError:  # an integer past Python's int-string conversion limit
+            raise ScenarioError(where, None, "a number is too large (thousands of digits)") from None
         return _parse(data, where)
 
     def copy(self) -> "Scenario":

@@ -96,6 +96,9 @@ def _parse_text(text: str, field: str) -> float:
     if not s:
         raise ModelError("is empty; type a number such as 4096, 4k or 2**12", field)
     if len(s) > 64:
+        digits = re.match(r"[+-]?0*([0-9]*)", s).group(1)
+        if len(digits) > 64:  # (refused before any conversion: Python's int-string limit)
+            raise ModelError(f"is too large (a number of {len(digits):,} digits)", field)
         raise ModelError("is too long to be a number", field)
     sign = 1.0
     if s[0] in "+-\u2212":
