@@ -104,7 +104,8 @@ class Chip:
         for alt in PEAK_FALLBACK.get(key, ()):
             if alt in table:
                 return Peak(table[alt].value, alt, unit,
-                            f"{self.name} has no {key} {unit} path; runs at its {alt} peak")
+                            f"{self.name} publishes no {key} {unit} peak; using its {alt} peak "
+                            f"(an estimate, not a published rate)")
         if unit == "vector" and "fp32" in table:
             # Vector units compute narrow types at least at their fp32 rate.
             return Peak(table["fp32"].value, "fp32", unit,
