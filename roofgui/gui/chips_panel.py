@@ -140,7 +140,7 @@ class ChipsPanel(QWidget):
         self.reset_button = QToolButton()
         self.reset_button.setText("Reset")
         self.reset_button.setAccessibleName("Reset")
-        self.reset_button.setToolTip("Set every what-if multiplier back to 1")
+        self.reset_button.setToolTip("Set every what-if multiplier back to 1 and stop derating")
         self.reset_button.clicked.connect(self.reset_what_ifs)
         g.addWidget(self.reset_button, 0, 6)
         self.derate_box = QCheckBox("Derate to achievable peak")
@@ -304,6 +304,7 @@ class ChipsPanel(QWidget):
     def reset_what_ifs(self) -> None:
         def change(s: Scenario) -> None:
             s.what_if.peak = s.what_if.hbm = s.what_if.link = 1.0
+            s.derate = False
 
         self.doc.edit("Reset what-ifs", change, part=WHAT_IF)
 

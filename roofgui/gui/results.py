@@ -179,7 +179,7 @@ class ResultsPanel(QWidget):
         self.working_view.setAccessibleName("Working")
         self.working_view.setToolTip("Each formula with the numbers put in. Select and copy, or use "
                                      "Copy working, to paste the derivation into a design doc.")
-        self.working_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.working_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.working_view.document().setUndoRedoEnabled(False)  # (read-only: no history kept)
         self.working_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.working_view.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse

@@ -375,7 +375,7 @@ def test_save_then_open_gives_the_same_scenario(window, qtbot, tmp_path, monkeyp
     assert json.loads(path.read_text())["ops"][0]["dims"]["B"] == 777
     assert load_scenario(path).to_dict() == saved
     window.controller.new_action.trigger()
-    assert window.doc.scenario.ops[0].dims["B"] == 256
+    assert window.doc.scenario.ops == [] and window.doc.scenario.chips == []  # New is empty
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     window.controller.open_action.trigger()
     flush(window)
