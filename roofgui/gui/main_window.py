@@ -25,6 +25,7 @@ from roofgui.gui.chips_panel import ChipsPanel
 from roofgui.gui.controller import DocumentController
 from roofgui.gui.document import ALL, TITLE, ScenarioDocument
 from roofgui.gui.form import ScenarioForm, SweepControls
+from roofgui.gui.keyboard import make_focusable, next_in_chain
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
 from roofgui.gui.menus import build_menus
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.roofline_plot.viewChangedByUser.connect(self.doc.set_view)
         self.roofline_plot.opClicked.connect(self.select_op)
         build_menus(self)
+        make_focusable(self)
         self._apply_palette()
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
@@ -257,6 +259,7 @@ class MainWindow(QMainWindow):
     def _tab_changed(self, index: int) -> None:
         self.live.flush()
         self.live.show_tab(index)  # (a no-op when it shows the last evaluation already)
+        make_focusable(self)  # (a sweep plot built just now)
 
     def select_op(self, index: int) -> None:
         """Select an op (clicked on the roofline): the op list, the form and the results follow."""
@@ -321,6 +324,14 @@ class MainWindow(QMainWindow):
         from roofgui.gui.about import show_about
 
         show_about(self)
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt API
+        """Tab and Shift+Tab: the scenario, the chips, the plots, the results, and round again."""
+        target = next_in_chain(self, next)
+        if target is None:
+            return super().focusNextPrevChild(next)
+        target.setFocus(Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason)
+        return True
 
     # -- palette -------------------------------------------------------------------------
     def _apply_palette(self) -> None:

@@ -167,6 +167,7 @@ class ResultsPanel(QWidget):
         self.table.horizontalHeader().setMinimumSectionSize(90)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        self.table.setTabKeyNavigation(False)  # (Tab moves on to the working; arrows move in it)
         return self.table
 
     def _build_working(self) -> QWidget:
