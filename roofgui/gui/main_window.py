@@ -63,7 +63,7 @@ class MainWindow(QMainWindow):
         self.controller.messageShown.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.setCentralWidget(self._build_centre())
         self._build_docks()
-        self.resize(1440, 900)
+        self._first_size()
         self.live = LiveEvaluator(self)
         self.doc.changed.connect(self.live.on_changed)
         self.doc.changed.connect(self._update_heading)
@@ -152,7 +152,8 @@ class MainWindow(QMainWindow):
         self.results_dock = self._dock("Results", "resultsDock", self.results,
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.results_dock.dockLocationChanged.connect(self._results_moved)
-        scroll.setMinimumWidth(self.form.minimumSizeHint().width() + 4)
+        scroll.setMinimumWidth(self.form.minimumSizeHint().width() + 4  # (and its scroll bar)
+                               + scroll.verticalScrollBar().sizeHint().width())
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         d = QDockWidget(title, self)
@@ -163,6 +164,17 @@ class MainWindow(QMainWindow):
                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(area, d)
         return d
+
+    def _first_size(self) -> None:
+        """The size before any saved one: 90 % of the screen's available area, so a laptop's
+        1280×720 shows the whole window (a saved geometry replaces it, in _open_first)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        if avail is None or avail.isEmpty():
+            self.resize(1440, 900)
+            return
+        self.resize(int(avail.width() * 0.9), int(avail.height() * 0.9))
+        self.move(avail.center() - self.rect().center())
 
     def _open_first(self, open_path: str | Path | None, restore: bool) -> None:
         """What to show first: the file asked for, the last session, or the default example."""
