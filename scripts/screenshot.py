@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         win.roofline_plot.fit()
         both_tabs("main-window")
         # an LLM step, opened as a user would: File ▸ Examples
-        llm = [a for a in win.controller.examples_menu.actions() if a.text().startswith("Llama-3 70B")]
+        llm = [a for a in win.controller.examples_menu.actions() if a.iconText().startswith("Llama-3 70B")]
         if llm:
             llm[0].trigger()
             both_tabs("main-window-llm")

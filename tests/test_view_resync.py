@@ -100,7 +100,7 @@ def test_an_unfinished_dimension_survives_an_edit_in_another_view(window, qtbot)
     type_into(qtbot, window.form.title.edit, "Bigger HBM")
     assert window.doc.scenario.what_if.hbm == 2 and window.doc.scenario.title == "Bigger HBM"
     assert dim(window, "B").text() == "12q" and dim(window, "B").error()
-    assert window.doc.scenario.ops[0].dims["B"] == 12
+    assert window.doc.scenario.ops[0].dims["B"] == 256  # (the value before the bad entry)
 
 
 # -- undo, redo and loading re-sync everything ------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QGridLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QLineEdit, QMessageBox, QToolButton, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -55,6 +55,8 @@ class ChipsPanel(QWidget):
         self.filter.setAccessibleName("Filter chips")
         self.filter.setToolTip("Show only the chips whose name, vendor or id contains this text.")
         self.filter.textChanged.connect(self._apply_filter)
+        down = QShortcut(QKeySequence(Qt.Key.Key_Down), self.filter, context=Qt.ShortcutContext.WidgetShortcut)
+        down.activated.connect(lambda: self.tree.setFocus())  # Down from the filter enters the list
         lay.addWidget(self.filter)
         lay.addWidget(self._build_tree(), 1)
         lay.addLayout(self._build_buttons())
@@ -140,7 +142,7 @@ class ChipsPanel(QWidget):
         self.reset_button = QToolButton()
         self.reset_button.setText("Reset")
         self.reset_button.setAccessibleName("Reset")
-        self.reset_button.setToolTip("Set every what-if multiplier back to 1")
+        self.reset_button.setToolTip("Set every what-if multiplier back to 1 and stop derating")
         self.reset_button.clicked.connect(self.reset_what_ifs)
         g.addWidget(self.reset_button, 0, 6)
         self.derate_box = QCheckBox("Derate to achievable peak")
@@ -304,6 +306,7 @@ class ChipsPanel(QWidget):
     def reset_what_ifs(self) -> None:
         def change(s: Scenario) -> None:
             s.what_if.peak = s.what_if.hbm = s.what_if.link = 1.0
+            s.derate = False
 
         self.doc.edit("Reset what-ifs", change, part=WHAT_IF)
 
@@ -313,6 +316,10 @@ class ChipsPanel(QWidget):
             chip = self.catalog.chips.get(cid)
             hay = f"{cid} {chip.name} {chip.vendor} {chip.kind}".lower() if chip else cid
             item.setHidden(not all(w in hay for w in words))
+        current = self.tree.currentItem()
+        if current is None or current.isHidden():  # Space acts on a row the user can see
+            shown = [i for i in self._items.values() if not i.isHidden()]
+            self.tree.setCurrentItem(shown[0] if shown else None)
 
     def _update_buttons(self) -> None:
         chip = self.current_chip()

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from roofgui.gui.document import ScenarioDocument, app_settings
 from roofgui.gui.examples import Example, examples
 from roofgui.model.errors import ModelError
-from roofgui.model.scenario import Scenario, default_scenario, load_scenario
+from roofgui.model.scenario import Scenario, load_scenario
 
 MAX_RECENT = 10
 FILE_FILTER = "Roofline scenarios (*.json);;All files (*)"
@@ -60,7 +60,7 @@ class DocumentController(QObject):
     def _build_actions(self) -> None:
         w, keys = self.window, QKeySequence.StandardKey
         self.new_action = make_action(w, "&New", self.new, keys.New,
-                                      "Start a new scenario (the reference's matmul on TPU v5e and H100)")
+                                      "Start an empty scenario (the examples are under Examples)")
         self.open_action = make_action(w, "&Open…", self.open_dialog, keys.Open, "Open a scenario file")
         self.save_action = make_action(w, "&Save", self.save, keys.Save, "Save the scenario")
         self.save_as_action = make_action(w, "Save &As…", self.save_as, QKeySequence("Ctrl+Shift+S"),
@@ -73,7 +73,7 @@ class DocumentController(QObject):
     # -- actions ------------------------------------------------------------------
     def new(self) -> None:
         if self.maybe_save():
-            self.doc.load(default_scenario())
+            self.doc.load(Scenario())  # empty: no ops, no chips
             self.messageShown.emit("New scenario")
 
     def open_dialog(self) -> None:

@@ -25,6 +25,7 @@ from roofgui.gui.chips_panel import ChipsPanel
 from roofgui.gui.controller import DocumentController
 from roofgui.gui.document import ALL, TITLE, ScenarioDocument
 from roofgui.gui.form import ScenarioForm, SweepControls
+from roofgui.gui.keyboard import make_focusable, next_in_chain
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
 from roofgui.gui.measured import drag_enter_measured, drop_measured, install_measured
@@ -63,7 +64,7 @@ class MainWindow(QMainWindow):
         self.controller.messageShown.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.setCentralWidget(self._build_centre())
         self._build_docks()
-        self.resize(1440, 900)
+        self._first_size()
         self.live = LiveEvaluator(self)
         self.doc.changed.connect(self.live.on_changed)
         self.doc.changed.connect(self._update_heading)
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.roofline_plot.viewChangedByUser.connect(self.doc.set_view)
         self.roofline_plot.opClicked.connect(self.select_op)
         build_menus(self)
+        make_focusable(self)
         self._apply_palette()
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
@@ -152,7 +154,8 @@ class MainWindow(QMainWindow):
         self.results_dock = self._dock("Results", "resultsDock", self.results,
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.results_dock.dockLocationChanged.connect(self._results_moved)
-        scroll.setMinimumWidth(self.form.minimumSizeHint().width() + 4)
+        scroll.setMinimumWidth(self.form.minimumSizeHint().width() + 4  # (and its scroll bar)
+                               + scroll.verticalScrollBar().sizeHint().width())
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         d = QDockWidget(title, self)
@@ -163,6 +166,17 @@ class MainWindow(QMainWindow):
                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(area, d)
         return d
+
+    def _first_size(self) -> None:
+        """The size before any saved one: 90 % of the screen's available area, so a laptop's
+        1280×720 shows the whole window (a saved geometry replaces it, in _open_first)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        if avail is None or avail.isEmpty():
+            self.resize(1440, 900)
+            return
+        self.resize(int(avail.width() * 0.9), int(avail.height() * 0.9))
+        self.move(avail.center() - self.rect().center())
 
     def _open_first(self, open_path: str | Path | None, restore: bool) -> None:
         """What to show first: the file asked for, the last session, or the default example."""
@@ -259,6 +273,7 @@ class MainWindow(QMainWindow):
     def _tab_changed(self, index: int) -> None:
         self.live.flush()
         self.live.show_tab(index)  # (a no-op when it shows the last evaluation already)
+        make_focusable(self)  # (a sweep plot built just now)
 
     def select_op(self, index: int) -> None:
         """Select an op (clicked on the roofline): the op list, the form and the results follow."""
@@ -323,6 +338,14 @@ class MainWindow(QMainWindow):
         from roofgui.gui.about import show_about
 
         show_about(self)
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt API
+        """Tab and Shift+Tab: the scenario, the chips, the plots, the results, and round again."""
+        target = next_in_chain(self, next)
+        if target is None:
+            return super().focusNextPrevChild(next)
+        target.setFocus(Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason)
+        return True
 
     # -- palette -------------------------------------------------------------------------
     def _apply_palette(self) -> None:

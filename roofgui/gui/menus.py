@@ -20,6 +20,39 @@ def build_menus(w) -> None:
     chips.addAction("Find &Chip").triggered.connect(w.focus_chip_filter)
     helpm = w.menuBar().addMenu("&Help")
     helpm.addAction("&About Roofline Explorer").triggered.connect(w.show_about)
+    for m in menus_of(w.menuBar()):
+        ensure_mnemonics(m)
+        # (Open Recent and Examples fill themselves as they open: after them, this)
+        m.aboutToShow.connect(lambda m=m: ensure_mnemonics(m))
+
+
+def menus_of(menu) -> list:
+    """Every menu under a menu bar or menu, submenus included."""
+    out = []
+    for a in menu.actions():
+        sub = a.menu()
+        if sub is not None:
+            out += [sub] + menus_of(sub)
+    return out
+
+
+def ensure_mnemonics(menu) -> None:
+    """Give each item of a menu without a shortcut or a mnemonic (&) one: the first letter
+    of its text not already taken in the menu (so every item is reachable by keyboard)."""
+    taken = set()
+    for a in menu.actions():
+        t = a.text()
+        if "&" in t:
+            taken.add(t[t.index("&") + 1:t.index("&") + 2].lower())
+    for a in menu.actions():
+        t = a.text()
+        if a.isSeparator() or not t or "&" in t or not a.shortcut().isEmpty():
+            continue
+        for i, ch in enumerate(t):
+            if ch.isalnum() and ch.lower() not in taken:
+                taken.add(ch.lower())
+                a.setText(t[:i] + "&" + t[i:])
+                break
 
 
 def _file_menu(w) -> None:
@@ -33,7 +66,7 @@ def _file_menu(w) -> None:
     file.addAction(c.save_action)
     file.addAction(c.save_as_action)
     file.addSeparator()
-    w.export_action = make_action(w, "&Export…", w.open_export, QKeySequence("Ctrl+E"),
+    w.export_action = make_action(w, "E&xport…", w.open_export, QKeySequence("Ctrl+E"),
                                   "Export the plot as PNG, SVG or PDF, or the data as CSV")
     w.copy_image_action = make_action(w, "&Copy Plot Image", w.copy_plot_image,
                                       QKeySequence("Ctrl+Shift+C"),

@@ -206,12 +206,16 @@ class OpEditor(QWidget):
             self.pages.addWidget(p)
         return p
 
-    def _fix_tab_order(self, page: KindPage) -> None:
-        """Type → the page's fields → dtypes → sharding, whatever order they were built in."""
+    def focus_chain(self) -> list[QWidget]:
+        """Type → the shown page's fields → dtypes → sharding, whatever order they were built in."""
+        page = self.current_page()
         chain: list[QWidget] = [self.kind_combo]
-        chain += [b.widget for b in page.bindings]
+        chain += [b.widget for b in page.bindings] if page is not None else []
         chain += [self._dtype_rows[r][1] for r in DTYPE_ROLES if r in self._dtype_rows]
-        chain += [self.axis_combo, self.chips_edit, self.link_combo]
+        return chain + [self.axis_combo, self.chips_edit, self.link_combo]
+
+    def _fix_tab_order(self) -> None:
+        chain = self.focus_chain()
         for a, b in zip(chain, chain[1:]):
             QWidget.setTabOrder(a, b)
 
@@ -262,7 +266,7 @@ class OpEditor(QWidget):
         self._sync_dtypes(op, kind, force)
         if key != self._ordered_key or built != len(self._dtype_rows):
             self._ordered_key = key
-            self._fix_tab_order(page)
+            self._fix_tab_order()
         axes = [("Not sharded", "")] + [(f"Split {a}", a) for a in kind.shard_axes]
         set_combo_items(self.axis_combo, axes)
         self.shard_box.setEnabled(bool(kind.shard_axes))

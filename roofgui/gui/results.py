@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
                                QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
@@ -128,6 +128,16 @@ def critical_order(kind_name: str) -> list[str]:
     return batch + [n for n in names if n not in batch]
 
 
+class ResizedSplitter(QSplitter):
+    """A splitter that says when it has been resized (and has shared out its new size)."""
+
+    resized = Signal()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.resized.emit()
+
+
 class ResultsPanel(QWidget):
     """Per chip: the figures of the selected op, and the working as copyable text."""
 
@@ -143,10 +153,13 @@ class ResultsPanel(QWidget):
         f = self.heading.font()
         f.setBold(True)
         self.heading.setFont(f)
-        lay.addWidget(self.heading)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        top = QHBoxLayout()  # (the copy buttons beside the heading: the working may be narrow)
+        top.addWidget(self.heading, 1)
+        lay.addLayout(top)
+        self.splitter = ResizedSplitter(Qt.Orientation.Horizontal)
+        self.splitter.resized.connect(self.share_width)
         self.splitter.addWidget(self._build_table())
-        self.splitter.addWidget(self._build_working())
+        self.splitter.addWidget(self._build_working(top))
         self.splitter.setStretchFactor(0, 11)
         self.splitter.setStretchFactor(1, 9)
         lay.addWidget(self.splitter, 1)
@@ -167,26 +180,20 @@ class ResultsPanel(QWidget):
         self.table.horizontalHeader().setMinimumSectionSize(90)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        self.table.setTabKeyNavigation(False)  # (Tab moves on to the working; arrows move in it)
         return self.table
 
-    def _build_working(self) -> QWidget:
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.setSpacing(2)
+    def _build_working(self, row: QHBoxLayout) -> QWidget:
         self.working_view = QPlainTextEdit()
         self.working_view.setReadOnly(True)
         self.working_view.setAccessibleName("Working")
         self.working_view.setToolTip("Each formula with the numbers put in. Select and copy, or use "
                                      "Copy working, to paste the derivation into a design doc.")
-        self.working_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.working_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.working_view.document().setUndoRedoEnabled(False)  # (read-only: no history kept)
         self.working_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.working_view.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                                   | Qt.TextInteractionFlag.TextSelectableByKeyboard)
-        rl.addWidget(self.working_view, 1)
-        row = QHBoxLayout()
-        row.addStretch(1)
         for attr, text, tip, slot in (
                 ("copy_button", "Copy working",
                  "Copy the working of every chip to the clipboard as plain text.", self.copy_working),
@@ -197,10 +204,9 @@ class ResultsPanel(QWidget):
             b.setAccessibleName(text)
             b.setToolTip(tip)
             b.clicked.connect(slot)
-            row.addWidget(b)
+            row.addWidget(b, 0, Qt.AlignmentFlag.AlignTop)
             setattr(self, attr, b)
-        rl.addLayout(row)
-        return right
+        return self.working_view
 
     def set_orientation(self, orientation: Qt.Orientation) -> None:
         self.splitter.setOrientation(orientation)
@@ -267,6 +273,26 @@ class ResultsPanel(QWidget):
         need = max((fm.horizontalAdvance(line) for c in range(t.columnCount())
                     for line in t.horizontalHeaderItem(c).text().split("\n")), default=0)
         t.horizontalHeader().setMinimumSectionSize(min(max(90, need + 20), 280))
+        self.share_width()
+
+    def table_width_needed(self) -> int:
+        """The table's width with every column at its least (no horizontal scrolling)."""
+        t = self.table
+        cols = t.columnCount() * t.horizontalHeader().minimumSectionSize()
+        return (cols + t.verticalHeader().sizeHint().width() + 2 * t.frameWidth()
+                + t.verticalScrollBar().sizeHint().width() + 2)
+
+    def share_width(self) -> None:
+        """Side by side, the table (the verdict) takes the width its columns need and the
+        working, which wraps, the rest (at least 120 px); a split the user made stands
+        while the table fits."""
+        sp = self.splitter
+        total = sum(sp.sizes())
+        if sp.orientation() != Qt.Orientation.Horizontal or total <= 0:
+            return
+        table = min(self.table_width_needed(), max(total - 120, total // 2))
+        if sp.sizes()[0] < table:
+            sp.setSizes([table, total - table])
 
     def _resize(self, rows: int, cols: int) -> None:
         """The table's size, with an item in every cell and header."""
@@ -290,9 +316,19 @@ class ResultsPanel(QWidget):
             self._text = text
             # Replaced through a cursor, the text stays where the user scrolled it
             # (setPlainText scrolls back to the top at every keystroke).
-            cur = QTextCursor(self.working_view.document())
+            view = self.working_view
+            at = view.verticalScrollBar().value()
+            cur = QTextCursor(view.document())
             cur.select(QTextCursor.SelectionType.Document)
             cur.insertText(text)
+            # wrapped lines are laid out lazily (a block counts as one line until then):
+            # lay them out now, or the scroll position drifts as they are
+            layout = view.document().documentLayout()
+            block = view.document().begin()
+            while block.isValid():
+                layout.ensureBlockLayout(block)
+                block = block.next()
+            view.verticalScrollBar().setValue(at)
 
     # -- reading ---------------------------------------------------------------------
     def working_text(self) -> str:

@@ -66,6 +66,8 @@ class QuantityEdit(QLineEdit):
         self.min_value = min_value
         self._value: float | None = None
         self._error: str | None = None
+        #: the value the field held when the edit under way began (None: no edit under way)
+        self._edit_start: float | None = None
         #: an extra rule after parsing: ``check(value)`` returns a problem or None
         self.check: Callable[[float], str | None] | None = None
         self.setAccessibleName(label)
@@ -80,6 +82,7 @@ class QuantityEdit(QLineEdit):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.hide()
         self.textEdited.connect(self._on_text_edited)
+        self.editingFinished.connect(self._end_edit)
 
     # -- state ----------------------------------------------------------------
     def value(self) -> float | None:
@@ -108,6 +111,7 @@ class QuantityEdit(QLineEdit):
         if not force and value == self._value and (self._error is not None or self.text()):
             return  # already shown (as typed), or an unfinished bad entry to leave alone
         self._value = value
+        self._edit_start = None  # (the scenario changed under the edit: it starts afresh)
         text = "" if value is None else format_value(value, self.integer)
         current_ok = False
         if self._error is None and self.text():
@@ -122,17 +126,37 @@ class QuantityEdit(QLineEdit):
 
     # -- slots ----------------------------------------------------------------
     def _on_text_edited(self, text: str) -> None:
+        """Each keystroke that parses is live; while the text does not parse, the scenario
+        holds the value from before this edit began (not the last prefix that parsed)."""
+        if self._edit_start is None:
+            self._edit_start = self._value
         try:
             v = self.parse(text)
         except ModelError as e:
             msg = e.args[0]
             self._set_error(f"{self.label}: {msg}")
             self.invalid.emit(self._error or msg)
-            return
-        self._set_error(None)
+            v = self._edit_start
+            if v is None:
+                return
+        else:
+            self._set_error(None)
         if v != self._value:
             self._value = v
             self.valueEdited.emit(v)
+
+    def _end_edit(self) -> None:
+        """Return or focus out: the next keystroke begins a new edit (a bad entry stays
+        shown with its message; the scenario already holds the value from before it)."""
+        self._edit_start = None
+
+    def focusInEvent(self, event) -> None:  # noqa: N802
+        self._end_edit()  # (editingFinished is not sent when the text is as it last was)
+        super().focusInEvent(event)
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802
+        super().focusOutEvent(event)
+        self._end_edit()
 
     def _set_error(self, msg: str | None) -> None:
         if msg == self._error:

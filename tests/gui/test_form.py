@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox
 
 from roofgui.gui.document import ALL, ScenarioDocument
@@ -225,3 +226,34 @@ def test_llm_step_has_a_model_picker_and_custom_fields(form, qtbot):
     assert llm.resolve_model(doc.scenario.ops[0].params).layers == 40
     model.setCurrentIndex(model.findData("llama-2-7b"))
     assert doc.scenario.ops[0].params == {"model": "llama-2-7b"}
+
+
+def test_an_edit_ending_invalid_returns_to_the_value_before_it(form, qtbot):
+    """Typing "1e30" passes through "1e3": the plot follows it live, but the invalid end
+    returns the scenario to the value before the edit, with the message in place."""
+    doc = form.editor.doc
+    edit = form.editor.dim_edit("B")
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "1e3")
+    assert doc.scenario.ops[0].dims["B"] == 1000  # live while it parses
+    qtbot.keyClicks(edit, "0")  # "1e30": too large
+    assert doc.scenario.ops[0].dims["B"] == 256
+    assert "too large" in edit.message.text() and edit.message.isVisibleTo(form)
+    qtbot.keyClick(edit, Qt.Key.Key_Tab)  # the edit ends invalid: it stays shown, B stays 256
+    assert doc.scenario.ops[0].dims["B"] == 256 and edit.text() == "1e30"
+    assert edit.message.isVisibleTo(form)
+    doc.undo_stack.undo()  # nothing left to undo from this edit
+    assert doc.scenario.ops[0].dims["B"] == 256
+
+
+def test_a_fraction_in_an_integer_field_is_refused_not_truncated(form, qtbot):
+    doc = form.editor.doc
+    edit = form.editor.dim_edit("B")
+    type_into(qtbot, edit, "3.5")
+    assert doc.scenario.ops[0].dims["B"] == 256  # not 3 (the prefix "3")
+    assert "whole number" in edit.message.text()
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert doc.scenario.ops[0].dims["B"] == 256
+    type_into(qtbot, edit, "64")  # the next edit is live again
+    assert doc.scenario.ops[0].dims["B"] == 64 and not edit.message.isVisibleTo(form)

@@ -12,6 +12,7 @@ from roofgui.gui.chip_dialogs import ChipEditorDialog, ChipSpecDialog
 from roofgui.gui.main_window import MainWindow
 from roofgui.model.catalog import Catalog
 from roofgui.model.paths import user_chip_dir
+from roofgui.model.scenario import default_scenario
 from gui_helpers import close_quietly, open_window
 
 
@@ -148,7 +149,7 @@ def test_opening_a_scenario_scrolls_the_chip_list_to_its_checked_chips(window, q
     assert panel.current_chip_id() == "h100-sxm"
     # a scenario whose chips are near the top of the list: back up to them
     was = panel.tree.verticalScrollBar().value()
-    window.controller.new()
+    window.doc.load(default_scenario())
     assert window.doc.scenario.chips == ["tpu-v5e", "h100-sxm"]
     qtbot.waitUntil(lambda: _rows_in_view(panel)["tpu-v5e"])
     assert panel.tree.verticalScrollBar().value() < was
@@ -184,3 +185,39 @@ def test_checked_chips_hidden_by_the_filter_do_not_scroll_the_list(window, qtbot
     window.controller.open_path(MLP_EXAMPLE, ask=False)  # H100, H200, B200: all filtered out
     QApplication.processEvents()
     assert panel.tree.verticalScrollBar().value() == 0
+
+
+# -- small fixes: New, Reset, the working text ------------------------------------------
+
+def test_file_new_gives_an_empty_scenario_and_the_examples_stay(window):
+    window.controller.new_action.trigger()
+    sc = window.doc.scenario
+    assert sc.ops == [] and sc.chips == [] and sc.title == ""
+    assert window.form.editor.empty.isVisibleTo(window)  # "No op selected. Add one …"
+    assert not window.isWindowModified()
+    assert [a for a in window.controller.examples_menu.actions() if a.isEnabled()]
+
+
+def test_what_if_reset_also_stops_derating(window, qtbot):
+    panel = window.chips_panel
+    panel.derate_box.click()
+    panel.hbm_edit.setFocus()
+    panel.hbm_edit.selectAll()
+    qtbot.keyClicks(panel.hbm_edit, "2")
+    assert window.doc.scenario.derate and window.doc.scenario.what_if.hbm == 2
+    panel.reset_button.click()
+    assert not window.doc.scenario.derate and not panel.derate_box.isChecked()
+    assert window.doc.scenario.what_if.hbm == 1 and panel.hbm_edit.text() == "1"
+
+
+def test_the_working_text_wraps_instead_of_being_cut_off(window, qtbot):
+    view = window.results.working_view
+    window.results_dock.setFloating(True)
+    window.results_dock.resize(500, 300)  # narrower than its longest line
+    qtbot.waitUntil(lambda: view.viewport().width() < 500)
+    QApplication.processEvents()
+    doc = view.document()
+    assert view.horizontalScrollBar().maximum() == 0
+    assert doc.lineCount() > doc.blockCount()  # some lines are folded onto the next
+    longest = max(len(line) for line in window.results.working_text().splitlines())
+    assert longest * view.fontMetrics().horizontalAdvance("x") > view.viewport().width()
