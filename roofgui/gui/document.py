@@ -20,7 +20,8 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from roofgui.model.paths import user_data_dir
-from roofgui.model.scenario import Scenario, default_scenario, load_scenario, save_scenario
+from roofgui.model.scenario import (VIEW_LIMIT, Scenario, default_scenario, load_scenario,
+                                    save_scenario, view_in_range)
 
 #: Undo steps kept: enough for any session, and a window left open for days stays the same size.
 MAX_UNDO = 1000
@@ -155,7 +156,10 @@ class ScenarioDocument(QObject):
 
     def set_view(self, rng: list[float] | None) -> None:
         """The plot's zoom: kept in the document (and saved), but not an undoable edit."""
-        roofline = None if rng is None else [float(v) for v in rng]
+        lim = VIEW_LIMIT
+        roofline = None if rng is None else [min(max(float(v), -lim), lim) for v in rng]
+        if roofline is not None and not view_in_range(roofline):
+            roofline = None  # (not a view a plot can show: fit when reopened)
         # (a new view: the one replaced may be shared with an undo snapshot)
         self._scenario.view = dataclasses.replace(self._scenario.view, roofline=roofline)
 

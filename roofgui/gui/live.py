@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from roofgui.gui.document import SELECTED, TITLE
+from roofgui.gui.document import ALL, SELECTED, TITLE
 from roofgui.model.errors import ModelError
 from roofgui.model.evaluate import Evaluation, evaluate_scenario, resolve_chips, sweep_scenario
 from roofgui.presentation.plotdata import assign_colours
@@ -65,6 +65,14 @@ class LiveEvaluator(QObject):
         self.count = 0
         self.model_changed = True  # the next refresh evaluates (else: another op selected)
         self.stale = {TAB_ROOFLINE: True, TAB_SWEEP: True}  # plots to draw when shown
+        #: what reading the document set right (``Scenario.notices``): shown in the notice
+        #: bar from its opening until the first edit
+        self.opened_notices: list[str] = []
+        window.doc.replaced.connect(self.on_replaced)
+
+    def on_replaced(self) -> None:
+        """A document opened: its reading's notices show until the first edit."""
+        self.opened_notices = list(self.w.doc.scenario.notices)
 
     @property
     def evaluation(self) -> Evaluation:
@@ -76,6 +84,8 @@ class LiveEvaluator(QObject):
 
     def on_changed(self, part: str, _origin: object = None) -> None:
         """The document's change: evaluate again unless it changed nothing plotted."""
+        if part not in (ALL, SELECTED):
+            self.opened_notices = []  # (an edit: the notices of the opening have been read)
         if part == TITLE:
             return
         if part == SELECTED:
@@ -156,7 +166,8 @@ class LiveEvaluator(QObject):
         """The model's problems above the plot (the sweep's once it is drawn)."""
         w = self.w
         sweep = [] if self.stale[TAB_SWEEP] else self.sweep_errors
-        w.notices.set_messages(w.catalog_messages() + self.evaluation.errors + sweep)
+        w.notices.set_messages(w.catalog_messages() + self.opened_notices
+                               + self.evaluation.errors + sweep)
 
     def refresh_panels(self) -> None:
         """Show the last evaluation in the panels around the plot."""
