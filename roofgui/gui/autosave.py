@@ -63,6 +63,7 @@ class Recovered:
     scenario: Scenario
     path: Path | None       # the file the scenario had been opened from or saved to
     saved: str              # when it was autosaved (ISO 8601, local time)
+    stamp: dict | None = None  # that file as the session last read or wrote it
 
     def name(self) -> str:
         if self.path is not None:
@@ -114,8 +115,11 @@ def read_autosave(file: Path) -> Recovered:
     sc = Scenario.from_dict(data.get("scenario"), where)
     p = data.get("path")
     saved = data.get("saved")
-    return Recovered(file, None, sc, Path(p) if isinstance(p, str) and p else None,
-                     saved if isinstance(saved, str) else "")
+    stamp = data.get("stamp")
+    # (only an absolute path: one relative to the crashed session's folder names no file for sure)
+    path = Path(p) if isinstance(p, str) and p and Path(p).is_absolute() else None
+    return Recovered(file, None, sc, path, saved if isinstance(saved, str) else "",
+                     stamp if isinstance(stamp, dict) else None)
 
 
 class Autosaver(QObject):
@@ -189,6 +193,7 @@ class Autosaver(QObject):
                     "pid": os.getpid(),
                     "saved": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                     "path": str(self.doc.path) if self.doc.path is not None else None,
+                    "stamp": self.doc.stamp if self.doc.path is not None else None,
                     "scenario": self.doc.scenario.to_dict()}
             atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
         except OSError as e:
@@ -280,7 +285,7 @@ class Autosaver(QObject):
                     QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                     QMessageBox.StandardButton.Yes)
                 if answer == QMessageBox.StandardButton.Yes:
-                    self.doc.load(rec.scenario, rec.path, modified=True)
+                    self.doc.load(rec.scenario, rec.path, modified=True, stamp=rec.stamp)
                     if self.save_now() is not None or self._finished:
                         _unlink(rec.file)  # it lives on as this session's autosave
                     rec.release()

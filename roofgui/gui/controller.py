@@ -4,13 +4,14 @@ changes, and the session kept in :func:`app_settings`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from roofgui.gui.document import ScenarioDocument, app_settings
+from roofgui.gui.document import ScenarioDocument, absolute, app_settings, file_stamp
 from roofgui.gui.examples import Example, examples
 from roofgui.model.errors import ModelError
 from roofgui.model.scenario import Scenario, default_scenario, load_scenario
@@ -111,7 +112,23 @@ class DocumentController(QObject):
     def save(self) -> bool:
         if self.doc.path is None:
             return self.save_as()
+        if self.doc.file_changed_on_disk():
+            answer = self._ask_overwrite(self.doc.path)
+            if answer == QMessageBox.StandardButton.No:
+                return self.save_as()
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
         return self._save_to(self.doc.path)
+
+    def _ask_overwrite(self, path: Path) -> QMessageBox.StandardButton:
+        """Ask before overwriting a file that changed (or went) since the document knew it."""
+        what = "changed on disk" if path.exists() else "is no longer there"
+        buttons = QMessageBox.StandardButton
+        return QMessageBox.question(
+            self.window, "File changed on disk",
+            f"“{path}” {what} since this scenario was opened or saved (or autosaved).\n\n"
+            "Yes overwrites it with this scenario; No saves it under another name.",
+            buttons.Yes | buttons.No | buttons.Cancel, buttons.Cancel)
 
     def save_as(self) -> bool:
         start = self.doc.path or (self._last_dir() / suggest_name(self.doc.scenario))
@@ -154,16 +171,17 @@ class DocumentController(QObject):
         v = self.settings.value("recent", [])
         if isinstance(v, str):
             v = [v]
-        return [str(x) for x in (v or []) if isinstance(x, str)][:MAX_RECENT]
+        # (only absolute paths: one remembered relative to some other folder names nothing)
+        return [str(x) for x in (v or []) if isinstance(x, str) and Path(x).is_absolute()][:MAX_RECENT]
 
     def _add_recent(self, path: Path) -> None:
-        p = str(Path(path).resolve())
+        p = str(absolute(path))
         items = [p] + [x for x in self.recent_files() if x != p]
         self.settings.setValue("recent", items[:MAX_RECENT])
         self.settings.setValue("last_dir", str(Path(p).parent))
 
     def _forget_recent(self, path: str | Path) -> None:
-        p = str(Path(path).resolve())
+        p = str(absolute(path))
         self.settings.setValue("recent", [x for x in self.recent_files() if x != p])
 
     def _fill_recent(self) -> None:
@@ -207,15 +225,18 @@ class DocumentController(QObject):
 
     def _last_dir(self) -> Path:
         d = self.settings.value("last_dir", "")
-        if isinstance(d, str) and d and Path(d).is_dir():
+        if isinstance(d, str) and d and Path(d).is_absolute() and Path(d).is_dir():
             return Path(d)
         return Path.home()
 
     # -- session -------------------------------------------------------------------
     def save_session(self) -> None:
-        """Remember the scenario (and its file) for the next launch."""
-        self.settings.setValue("session/scenario", self.doc.scenario.to_json())
-        self.settings.setValue("session/path", str(self.doc.path) if self.doc.path else "")
+        """Remember the scenario (and its file, absolute, as last read or written) for the
+        next launch."""
+        doc = self.doc
+        self.settings.setValue("session/scenario", doc.scenario.to_json())
+        self.settings.setValue("session/path", str(absolute(doc.path)) if doc.path else "")
+        self.settings.setValue("session/stamp", json.dumps(doc.stamp) if doc.path else "")
         self.settings.sync()
 
     def restore_session(self) -> bool:
@@ -228,13 +249,26 @@ class DocumentController(QObject):
         except ModelError as e:
             self.messageShown.emit(f"Could not restore the last session: {e}")
             return False
-        path_s = self.settings.value("session/path", "")
-        path = Path(path_s) if isinstance(path_s, str) and path_s else None
+        path, stamp = self._session_file()
         modified = False
         if path is not None:
             try:
                 modified = load_scenario(path).to_dict() != sc.to_dict()
             except ModelError:
                 path, modified = None, False
-        self.doc.load(sc, path, modified=modified)
+        if path is not None and stamp is None and not modified:
+            stamp = file_stamp(path)  # (the same scenario: nothing to lose by overwriting it)
+        self.doc.load(sc, path, modified=modified, stamp=stamp)
         return True
+
+    def _session_file(self) -> tuple[Path | None, dict | None]:
+        """The last session's file (only if remembered absolute) and its recorded stamp."""
+        path_s = self.settings.value("session/path", "")
+        if not isinstance(path_s, str) or not path_s or not Path(path_s).is_absolute():
+            return None, None  # (a path relative to some earlier folder names no file for sure)
+        stamp_s = self.settings.value("session/stamp", "")
+        try:
+            stamp = json.loads(stamp_s) if isinstance(stamp_s, str) and stamp_s else None
+        except (ValueError, RecursionError):
+            stamp = None
+        return Path(path_s), stamp if isinstance(stamp, dict) else None

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
+import os
 from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from roofgui.model.paths import user_data_dir
+from roofgui.model.paths import read_regular_file, user_data_dir
 from roofgui.model.scenario import (VIEW_LIMIT, Scenario, default_scenario, load_scenario,
                                     save_scenario, view_in_range)
 
@@ -39,6 +41,24 @@ ALL = "all"            # loading, undo and redo: every view re-reads everything
 def op_part(index: int) -> str:
     """The part for an edit of one op's fields (dimensions, parameters, dtypes, sharding)."""
     return f"op:{index}"
+
+
+def absolute(path: str | Path) -> Path:
+    """A path as remembered: absolute and resolved (never relative to the folder the app
+    happened to start in)."""
+    return Path(path).expanduser().resolve()
+
+
+def file_stamp(path: str | Path) -> dict | None:
+    """What a file is now (size, modification time, SHA-256 of its content), to tell later
+    whether it changed; None when it is not there or not a regular file that can be read."""
+    try:
+        raw = read_regular_file(path)
+        st = os.stat(path)
+    except OSError:
+        return None
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "sha256": hashlib.sha256(raw).hexdigest()}
 
 
 def app_settings() -> QSettings:
@@ -108,6 +128,8 @@ class ScenarioDocument(QObject):
         super().__init__(parent)
         self._scenario = scenario if scenario is not None else default_scenario()
         self.path: Path | None = None
+        #: the file at :attr:`path` as last read or written (:func:`file_stamp`); None: unknown
+        self.stamp: dict | None = None
         self._forced_dirty = False
         self._seal = 0
         self.undo_stack = QUndoStack(self)
@@ -130,6 +152,11 @@ class ScenarioDocument(QObject):
         if self.path is not None:
             return self.path.name
         return self._scenario.title or "Untitled"
+
+    def file_changed_on_disk(self) -> bool:
+        """Whether the document's file is not as the document last read or wrote it (changed
+        by another program, gone, or not known: a document restored without a record)."""
+        return self.path is not None and (self.stamp is None or file_stamp(self.path) != self.stamp)
 
     # -- editing -------------------------------------------------------------
     def edit(self, text: str, change: Callable[[Scenario], None], *, part: str = ALL,
@@ -186,10 +213,13 @@ class ScenarioDocument(QObject):
             self.fileChanged.emit()
 
     # -- whole documents ---------------------------------------------------------
-    def load(self, scenario: Scenario, path: Path | None = None, *, modified: bool = False) -> None:
-        """Replace the document (New, Open, an example, a restored session)."""
+    def load(self, scenario: Scenario, path: Path | None = None, *, modified: bool = False,
+             stamp: dict | None = None) -> None:
+        """Replace the document (New, Open, an example, a restored session).  ``stamp``: its
+        file as the document last knew it (:func:`file_stamp`; None: not known)."""
         self._scenario = scenario
-        self.path = Path(path) if path is not None else None
+        self.path = absolute(path) if path is not None else None
+        self.stamp = stamp if path is not None else None
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._forced_dirty = modified
@@ -200,15 +230,17 @@ class ScenarioDocument(QObject):
 
     def open(self, path: str | Path) -> None:
         """Read a scenario file; raises :class:`ScenarioError` naming the file and key."""
-        self.load(load_scenario(path), Path(path))
+        sc = load_scenario(path)
+        self.load(sc, Path(path), stamp=file_stamp(path))
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write atomically to ``path`` (or the current path) and mark the document clean."""
-        target = Path(path) if path is not None else self.path
+        target = absolute(path) if path is not None else self.path
         if target is None:
             raise ValueError("no path to save to")
         save_scenario(self._scenario, target)
         self.path = target
+        self.stamp = file_stamp(target)
         self._forced_dirty = False
         self.undo_stack.setClean()
         self.seal()

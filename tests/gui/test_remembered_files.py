@@ -1,0 +1,178 @@
+"""Never lose work, part two (issue 28): remembered paths are absolute, a restored document
+asks before overwriting a file that changed, settings of any value, stale temp files and
+special files where the app keeps its own."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from roofgui.gui.document import app_settings
+from roofgui.gui.main_window import MainWindow
+from roofgui.model.scenario import default_scenario, load_scenario, save_scenario
+
+Yes, No, Cancel = (QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No,
+                   QMessageBox.StandardButton.Cancel)
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """Every QMessageBox.question, answered from ``asked.answers`` (none left: a failure)."""
+
+    class Asked(list):
+        answers: list = []
+
+    rec = Asked()
+
+    def question(parent, title, text, *args, **kwargs):
+        rec.append((title, text))
+        if not rec.answers:
+            raise AssertionError(f"unexpected question: {title}: {text}")
+        return rec.answers.pop(0)
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    return rec
+
+
+def launch(catalog, open_path=None) -> MainWindow:
+    w = MainWindow(catalog=catalog, open_path=open_path)
+    w.show()
+    w.live.flush()
+    return w
+
+
+def close(w: MainWindow, monkeypatch=None) -> None:
+    if monkeypatch is not None:  # (unsaved changes: keep them in the session, as Discard does)
+        monkeypatch.setattr(QMessageBox, "exec", lambda self: QMessageBox.StandardButton.Discard)
+    else:
+        w.doc.load(w.doc.scenario)
+    assert w.close()
+    w.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def type_into(qtbot, edit, text):
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, text)
+
+
+def scenario_file(path: Path, b: int, title: str) -> Path:
+    sc = default_scenario()
+    sc.title = title
+    sc.ops[0].dims["B"] = b
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_scenario(sc, path)
+    return path
+
+
+# -- remembered paths ----------------------------------------------------------------------
+
+def test_a_later_launch_in_another_folder_never_saves_over_that_folders_file(
+        qtbot, shipped, tmp_path, monkeypatch):
+    first = scenario_file(tmp_path / "a" / "s.json", 111, "first project")
+    other = scenario_file(tmp_path / "b" / "s.json", 999, "another project")
+    other_bytes = other.read_bytes()
+    monkeypatch.chdir(first.parent)
+    w = launch(shipped, "s.json")  # as typed: `roofgui s.json`
+    type_into(qtbot, w.form.editor.dim_edit("B"), "222")
+    assert w.autosaver.save_now() is not None
+    assert json.loads(w.autosaver.path.read_text())["path"] == str(first.resolve())
+    w.controller.save_action.trigger()
+    type_into(qtbot, w.form.editor.dim_edit("B"), "333")  # unsaved when closed
+    close(w, monkeypatch)
+    s = app_settings()
+    assert s.value("session/path") == str(first.resolve())
+    assert all(Path(p).is_absolute() for p in s.value("recent"))
+    monkeypatch.chdir(other.parent)
+    w = launch(shipped)
+    try:
+        assert w.doc.scenario.ops[0].dims["B"] == 333 and w.doc.path == first.resolve()
+        w.controller.save_action.trigger()  # Ctrl+S
+        assert other.read_bytes() == other_bytes
+        assert load_scenario(first).ops[0].dims["B"] == 333
+    finally:
+        close(w)
+
+
+def test_a_session_path_remembered_relative_names_no_file(qtbot, shipped, tmp_path, monkeypatch):
+    """A relative path an earlier version remembered is not trusted to be the same file."""
+    other = scenario_file(tmp_path / "b" / "s.json", 999, "another project")
+    other_bytes = other.read_bytes()
+    sc = default_scenario()
+    sc.ops[0].dims["B"] = 4444
+    s = app_settings()
+    s.setValue("session/scenario", sc.to_json())
+    s.setValue("session/path", "s.json")
+    s.setValue("recent", ["s.json", str(other)])
+    s.sync()
+    monkeypatch.chdir(other.parent)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: ("", ""))
+    w = launch(shipped)
+    try:
+        assert w.doc.scenario.ops[0].dims["B"] == 4444 and w.doc.path is None
+        assert w.controller.recent_files() == [str(other)]
+        w.controller.save_action.trigger()  # asks for a name (cancelled): nothing written
+        assert other.read_bytes() == other_bytes
+    finally:
+        close(w)
+
+
+# -- a restored document whose file changed -------------------------------------------------
+
+def crashed_session(qtbot, shipped, orig: Path) -> None:
+    """A session that opened ``orig``, edited it (B = 4321) and crashed: its autosave is left."""
+    w = launch(shipped, orig)
+    type_into(qtbot, w.form.editor.dim_edit("B"), "4321")
+    own = w.autosaver.save_now()
+    shutil.copyfile(own, own.with_name("4242-deadbeef.json"))  # (as a dead process left it)
+    close(w)
+
+
+@pytest.mark.parametrize("change", ["edited", "vanished"])
+def test_saving_a_restored_document_over_a_file_changed_since_asks_first(
+        qtbot, shipped, tmp_path, asked, monkeypatch, change):
+    orig = scenario_file(tmp_path / "orig.json", 256, "as opened")
+    crashed_session(qtbot, shipped, orig)
+    if change == "edited":
+        scenario_file(orig, 8, "changed by someone else since")
+    else:
+        orig.unlink()
+    before = orig.read_bytes() if orig.exists() else None
+    asked.answers = [Yes]  # restore the work
+    w = launch(shipped)
+    try:
+        assert w.doc.scenario.ops[0].dims["B"] == 4321 and w.doc.path == orig.resolve()
+        asked.answers = [Cancel]
+        w.controller.save_action.trigger()
+        assert len(asked) == 2 and str(orig.resolve()) in asked[1][1]
+        assert (orig.read_bytes() if orig.exists() else None) == before and w.doc.is_modified()
+        asked.answers = [No]  # another name: the dialog (cancelled) writes nothing
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: ("", ""))
+        w.controller.save_action.trigger()
+        assert (orig.read_bytes() if orig.exists() else None) == before
+        asked.answers = [Yes]  # overwrite, as asked
+        w.controller.save_action.trigger()
+        assert load_scenario(orig).ops[0].dims["B"] == 4321 and not w.doc.is_modified()
+        w.controller.save_action.trigger()  # saved by this window since: no question
+        assert len(asked) == 4
+    finally:
+        close(w)
+
+
+def test_saving_a_restored_document_over_its_unchanged_file_asks_nothing(
+        qtbot, shipped, tmp_path, asked):
+    orig = scenario_file(tmp_path / "orig.json", 256, "as opened")
+    crashed_session(qtbot, shipped, orig)
+    asked.answers = [Yes]
+    w = launch(shipped)
+    try:
+        w.controller.save_action.trigger()
+        assert len(asked) == 1 and load_scenario(orig).ops[0].dims["B"] == 4321
+    finally:
+        close(w)
