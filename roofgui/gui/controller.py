@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from roofgui.gui.document import ScenarioDocument, absolute, app_settings, file_stamp
 from roofgui.gui.examples import Example, examples
 from roofgui.model.errors import ModelError
-from roofgui.model.scenario import Scenario, default_scenario, load_scenario
+from roofgui.model.scenario import MAX_SCENARIO_BYTES, Scenario, default_scenario, load_scenario
 
 MAX_RECENT = 10
 FILE_FILTER = "Roofline scenarios (*.json);;All files (*)"
@@ -167,12 +167,29 @@ class DocumentController(QObject):
         return answer == buttons.Discard
 
     # -- recent files -------------------------------------------------------------
+    def setting(self, key: str, default=""):
+        """A setting as stored, or ``default`` when Qt cannot read it."""
+        try:
+            return self.settings.value(key, default)
+        except (TypeError, ValueError, RuntimeError):
+            return default
+
+    def path_setting(self, key: str) -> Path | None:
+        """A remembered file or folder: an absolute path, or None (anything else)."""
+        v = self.setting(key, "")
+        if not isinstance(v, str) or not v or "\0" in v or len(v) > 4096:
+            return None
+        p = Path(v)
+        return p if p.is_absolute() else None  # (relative to some folder long left: nothing)
+
     def recent_files(self) -> list[str]:
-        v = self.settings.value("recent", [])
+        v = self.setting("recent", [])
         if isinstance(v, str):
             v = [v]
-        # (only absolute paths: one remembered relative to some other folder names nothing)
-        return [str(x) for x in (v or []) if isinstance(x, str) and Path(x).is_absolute()][:MAX_RECENT]
+        if not isinstance(v, list):
+            return []
+        return [x for x in v[:100] if isinstance(x, str) and x and "\0" not in x
+                and len(x) <= 4096 and Path(x).is_absolute()][:MAX_RECENT]
 
     def _add_recent(self, path: Path) -> None:
         p = str(absolute(path))
@@ -224,10 +241,8 @@ class DocumentController(QObject):
         QTimer.singleShot(0, self, lambda: self.messageShown.emit(summary))
 
     def _last_dir(self) -> Path:
-        d = self.settings.value("last_dir", "")
-        if isinstance(d, str) and d and Path(d).is_absolute() and Path(d).is_dir():
-            return Path(d)
-        return Path.home()
+        d = self.path_setting("last_dir")
+        return d if d is not None and d.is_dir() else Path.home()
 
     # -- session -------------------------------------------------------------------
     def save_session(self) -> None:
@@ -241,12 +256,12 @@ class DocumentController(QObject):
 
     def restore_session(self) -> bool:
         """Bring back the last session's scenario; False when there is none (first launch)."""
-        text = self.settings.value("session/scenario", "")
-        if not isinstance(text, str) or not text:
+        text = self.setting("session/scenario", "")
+        if not isinstance(text, str) or not text or len(text) > MAX_SCENARIO_BYTES:
             return False
         try:
             sc = Scenario.from_json(text, "last session")
-        except ModelError as e:
+        except (ModelError, ValueError, RecursionError) as e:  # (whatever the settings hold)
             self.messageShown.emit(f"Could not restore the last session: {e}")
             return False
         path, stamp = self._session_file()
@@ -263,12 +278,12 @@ class DocumentController(QObject):
 
     def _session_file(self) -> tuple[Path | None, dict | None]:
         """The last session's file (only if remembered absolute) and its recorded stamp."""
-        path_s = self.settings.value("session/path", "")
-        if not isinstance(path_s, str) or not path_s or not Path(path_s).is_absolute():
+        path = self.path_setting("session/path")
+        if path is None:
             return None, None  # (a path relative to some earlier folder names no file for sure)
-        stamp_s = self.settings.value("session/stamp", "")
+        stamp_s = self.setting("session/stamp", "")
         try:
-            stamp = json.loads(stamp_s) if isinstance(stamp_s, str) and stamp_s else None
+            stamp = json.loads(stamp_s) if isinstance(stamp_s, str) and len(stamp_s) < 1000 else None
         except (ValueError, RecursionError):
             stamp = None
-        return Path(path_s), stamp if isinstance(stamp, dict) else None
+        return path, stamp if isinstance(stamp, dict) else None

@@ -176,3 +176,31 @@ def test_saving_a_restored_document_over_its_unchanged_file_asks_nothing(
         assert len(asked) == 1 and load_scenario(orig).ops[0].dims["B"] == 4321
     finally:
         close(w)
+
+
+# -- settings of any value -------------------------------------------------------------------
+
+SETTING_VALUES = ["2147483648", "-2147483649", "-1", "99999999999999999999999999999",
+                  "1" * 5000, "x" * 200_000, "hello", "\"a, b, c\"", "a, b, c", "1e400", "nan",
+                  "@Variant(\\0\\0\\0\\x7f\\0\\0\\0\\x12junk)", "@ByteArray(\\0\\xff)", "@Invalid()",
+                  "@Rect(1 2 3)", "@Size(-5 -5)", "true", "\"\\0\""]
+
+
+@pytest.mark.parametrize("value", SETTING_VALUES, ids=range(len(SETTING_VALUES)))
+def test_any_value_in_the_settings_file_leaves_the_window_opening_with_defaults(qtbot, shipped,
+                                                                               value):
+    ini = Path(app_settings().fileName())
+    ini.parent.mkdir(parents=True, exist_ok=True)
+    keys = {"General": ["recent", "last_dir"], "window": ["tab", "geometry", "state"],
+            "session": ["scenario", "path", "stamp"]}
+    ini.write_text("".join(f"[{group}]\n" + "".join(f"{k}={value}\n" for k in names)
+                           for group, names in keys.items()), encoding="utf-8")
+    w = launch(shipped)
+    try:
+        assert w.tabs.currentIndex() == 0
+        assert w.doc.scenario.to_dict() == default_scenario().to_dict() and w.doc.path is None
+        assert isinstance(w.controller.recent_files(), list)
+        w.controller.recent_menu.aboutToShow.emit()  # (Open Recent is filled when shown)
+        assert (0, "", "tpu-v5e") in w.roofline_plot.points
+    finally:
+        close(w)
