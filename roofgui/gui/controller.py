@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from roofgui.gui.document import ScenarioDocument, absolute, app_settings, file_stamp
 from roofgui.gui.examples import Example, examples
 from roofgui.model.errors import ModelError
+from roofgui.model.paths import remove_stale_temps
 from roofgui.model.scenario import MAX_SCENARIO_BYTES, Scenario, default_scenario, load_scenario
 
 MAX_RECENT = 10
@@ -267,6 +268,7 @@ class DocumentController(QObject):
         path, stamp = self._session_file()
         modified = False
         if path is not None:
+            remove_stale_temps(path)  # (what a save killed last time left beside it)
             try:
                 modified = load_scenario(path).to_dict() != sc.to_dict()
             except ModelError:

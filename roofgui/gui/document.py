@@ -15,13 +15,14 @@ import copy
 import dataclasses
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from roofgui.model.paths import read_regular_file, user_data_dir
+from roofgui.model.paths import MAX_READ_BYTES, read_regular_file, user_data_dir
 from roofgui.model.scenario import (VIEW_LIMIT, Scenario, default_scenario, load_scenario,
                                     save_scenario, view_in_range)
 
@@ -64,7 +65,24 @@ def file_stamp(path: str | Path) -> dict | None:
 def app_settings() -> QSettings:
     """The app's settings, as an INI file in the user data directory (so ``ROOFGUI_HOME`` isolates it)."""
     path = user_data_dir() / "settings.ini"
+    set_aside_if_unreadable(path)
     return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+def set_aside_if_unreadable(path: Path) -> None:
+    """Rename a file the app keeps (its settings) to ``*.unreadable`` when it is no regular
+    file of a readable size (a FIFO, a link to ``/dev/zero``): read, it would hang the app
+    or fill its memory.  A fresh one is made in its place."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return  # (none yet)
+    if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_READ_BYTES:
+        return
+    try:
+        os.replace(path, path.with_name(path.name + ".unreadable"))
+    except OSError:
+        pass
 
 
 class EditCommand(QUndoCommand):

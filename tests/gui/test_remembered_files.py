@@ -5,13 +5,15 @@ special files where the app keeps its own."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QLockFile
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
+from roofgui.gui.autosave import autosave_dir
 from roofgui.gui.document import app_settings
 from roofgui.gui.main_window import MainWindow
 from roofgui.model.scenario import default_scenario, load_scenario, save_scenario
@@ -204,3 +206,74 @@ def test_any_value_in_the_settings_file_leaves_the_window_opening_with_defaults(
         assert (0, "", "tpu-v5e") in w.roofline_plot.points
     finally:
         close(w)
+
+
+# -- special files and stale temporary files where the app keeps its own ------------------------
+
+def special(path: Path, kind: str) -> Path:
+    """``path`` made a FIFO or a link to /dev/zero (read, one hangs, the other never ends)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_special_file_as_an_autosave_is_set_aside_not_read(qtbot, shipped, asked, kind):
+    f = special(autosave_dir() / "4242-deadbeef.json", kind)
+    w = launch(shipped)
+    try:
+        assert asked == [] and w.doc.path is None
+        assert not f.is_symlink() and not f.exists()
+        assert (f.parent / (f.name + ".unreadable")).is_symlink() == (kind == "zero")
+        assert "not a regular file" in w.statusBar().currentMessage()
+    finally:
+        close(w)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_special_file_as_the_sessions_file_or_the_settings_is_not_read(qtbot, shipped,
+                                                                         tmp_path, kind):
+    sc = default_scenario()
+    sc.ops[0].dims["B"] = 4444
+    s = app_settings()
+    s.setValue("session/scenario", sc.to_json())
+    s.setValue("session/path", str(special(tmp_path / "s.json", kind)))
+    s.sync()
+    w = launch(shipped)
+    try:
+        assert w.doc.scenario.ops[0].dims["B"] == 4444 and w.doc.path is None
+    finally:
+        close(w)
+    ini = Path(app_settings().fileName())
+    ini.unlink()
+    special(ini, kind)
+    w = launch(shipped)
+    try:
+        assert w.doc.scenario.to_dict() == default_scenario().to_dict()
+    finally:
+        close(w)
+
+
+def test_killed_saves_temporary_files_are_removed_at_the_next_start(qtbot, shipped, tmp_path):
+    doc = scenario_file(tmp_path / "a" / "s.json", 256, "mine")
+    left = [doc.parent / ".s.json.k1ll3d.tmp", autosave_dir() / ".4242-deadbeef.json.x9.tmp"]
+    live = autosave_dir() / ".777-running.json.q1.tmp"  # another instance, saving right now
+    lock = QLockFile(str(autosave_dir() / "777-running.lock"))
+    for f in left + [live]:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("half a save")
+    assert lock.tryLock(0)
+    s = app_settings()
+    s.setValue("session/scenario", load_scenario(doc).to_json())
+    s.setValue("session/path", str(doc))
+    s.sync()
+    w = launch(shipped)
+    try:
+        assert w.doc.path == doc.resolve()
+        assert [f for f in left if f.exists()] == [] and live.exists()
+    finally:
+        close(w)
+        lock.unlock()
