@@ -60,3 +60,12 @@ def test_the_sweeps_table_still_has_every_point(shipped):
     assert len(rows) == 1 + 5000
     assert float(rows[1][0]) == pytest.approx(1.0) and float(rows[-1][0]) == pytest.approx(1e6)
     assert math.isclose(float(rows[2][0]), 10 ** (6 / 4999), rel_tol=1e-9)
+
+
+def test_an_exported_sweep_figure_sweeps_no_more_points_than_it_draws(shipped):
+    from roofgui.export.figure import Figure
+    from roofgui.export.options import ExportOptions
+
+    with Figure(many_points(100_000), shipped, ExportOptions("sweep", 640, 400, "slide")) as fig:
+        assert len(fig.curves) == 4 and all(c.x.size <= 2000 for c in fig.curves)
+        assert fig.png_bytes().startswith(b"\x89PNG")
