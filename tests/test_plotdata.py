@@ -587,3 +587,22 @@ def test_sweep_markers_sit_on_the_compute_side_of_the_whole_curve(cat):
             assert ln.crit_y == float(np.interp(ln.crit_x, ln.x, comp))
             want = np.log10(r.attainable_flops if y == "flops" else r.t_lower)
             assert ln.y.tobytes() == np.ascontiguousarray(want, dtype=np.float64).tobytes()
+
+
+# -- ticks at any range (issue 28) ------------------------------------------------------
+
+@pytest.mark.parametrize("lo, hi", [(-59, 83), (-1e6, 1e6), (-1e200, 1e200), (5e14, 5e14 + 3),
+                                    (-400, -300), (300, 420)])
+def test_log_ticks_are_few_whatever_the_range(lo, hi):
+    majors, minors = pd.log_ticks(lo, hi, max_major=10_000)
+    assert 1 <= len(majors) <= 61 and len(minors) <= 400
+    assert all(lo <= v <= hi for v in majors + minors)
+
+
+@pytest.mark.parametrize("v", [-1e6, -400, -330, 308.5, 400, 1e6, math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("kind", ["si", "plain", "time"])
+def test_tick_labels_never_raise_and_say_something(v, kind):
+    for label in (pd.tick_label(v, kind), pd.tick_label_exact(v, kind)):
+        assert isinstance(label, str) and label.strip()
+    if math.isfinite(v) and abs(v) > 307:
+        assert pd.tick_label(v, kind) == f"1e{round(v)}"

@@ -32,7 +32,8 @@ from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from roofgui.model.errors import ModelError
-from roofgui.model.paths import atomic_write, user_data_dir
+from roofgui.model.paths import (UnreadableFile, atomic_write, read_regular_file,
+                                 remove_stale_temps, user_data_dir)
 from roofgui.model.scenario import MAX_SCENARIO_BYTES, Scenario
 from roofgui.gui.document import ScenarioDocument
 
@@ -63,6 +64,7 @@ class Recovered:
     scenario: Scenario
     path: Path | None       # the file the scenario had been opened from or saved to
     saved: str              # when it was autosaved (ISO 8601, local time)
+    stamp: dict | None = None  # that file as the session last read or wrote it
 
     def name(self) -> str:
         if self.path is not None:
@@ -93,11 +95,10 @@ def read_autosave(file: Path) -> Recovered:
     from roofgui.model.errors import ScenarioError
 
     where = str(file)
-    try:
-        size = file.stat().st_size
-        if size > MAX_SCENARIO_BYTES:
-            raise ScenarioError(where, None, f"file is too large ({size} bytes; limit {MAX_SCENARIO_BYTES})")
-        text = file.read_bytes().decode("utf-8")
+    try:  # (only a regular file, of a scenario's size at most: never a FIFO or /dev/zero)
+        text = read_regular_file(file, MAX_SCENARIO_BYTES).decode("utf-8")
+    except UnreadableFile as e:
+        raise ScenarioError(where, None, "cannot read: " + str(e).split(": ", 1)[-1]) from None
     except OSError as e:
         raise ScenarioError(where, None, f"cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError:
@@ -114,8 +115,11 @@ def read_autosave(file: Path) -> Recovered:
     sc = Scenario.from_dict(data.get("scenario"), where)
     p = data.get("path")
     saved = data.get("saved")
-    return Recovered(file, None, sc, Path(p) if isinstance(p, str) and p else None,
-                     saved if isinstance(saved, str) else "")
+    stamp = data.get("stamp")
+    # (only an absolute path: one relative to the crashed session's folder names no file for sure)
+    path = Path(p) if isinstance(p, str) and p and Path(p).is_absolute() else None
+    return Recovered(file, None, sc, path, saved if isinstance(saved, str) else "",
+                     stamp if isinstance(stamp, dict) else None)
 
 
 class Autosaver(QObject):
@@ -189,6 +193,7 @@ class Autosaver(QObject):
                     "pid": os.getpid(),
                     "saved": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                     "path": str(self.doc.path) if self.doc.path is not None else None,
+                    "stamp": self.doc.stamp if self.doc.path is not None else None,
                     "scenario": self.doc.scenario.to_dict()}
             atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
         except OSError as e:
@@ -237,6 +242,7 @@ class Autosaver(QObject):
         offered again) and reported through :attr:`message`.
         """
         found: list[Recovered] = []
+        self.remove_stale_temps()
         try:
             files = sorted(self.directory.glob("*.json"))
         except OSError:
@@ -265,6 +271,23 @@ class Autosaver(QObject):
         found.sort(key=lambda r: (r.saved, r.file.name), reverse=True)
         return found
 
+    def remove_stale_temps(self) -> list[Path]:
+        """Delete what killed autosaves of sessions no longer running left (``.<token>.json.*.tmp``)."""
+        gone: list[Path] = []
+        try:
+            temps = sorted(self.directory.glob(".*.json.*.tmp"))
+        except OSError:
+            return gone
+        for token in dict.fromkeys(t.name[1:].split(".json.", 1)[0] for t in temps):
+            if token in _OWN_SESSIONS or not token or "/" in token:
+                continue
+            lock = QLockFile(str(self.directory / f"{token}.lock"))
+            lock.setStaleLockTime(0)
+            if lock.tryLock(0):  # (its session is gone: nothing is writing them)
+                gone += remove_stale_temps(self.directory / f"{token}.json")
+                lock.unlock()
+        return gone
+
     def offer_restore(self, parent: QWidget | None = None) -> bool:
         """Ask about each crashed session's autosave, newest first.  True if one was restored."""
         restored = False
@@ -280,7 +303,7 @@ class Autosaver(QObject):
                     QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                     QMessageBox.StandardButton.Yes)
                 if answer == QMessageBox.StandardButton.Yes:
-                    self.doc.load(rec.scenario, rec.path, modified=True)
+                    self.doc.load(rec.scenario, rec.path, modified=True, stamp=rec.stamp)
                     if self.save_now() is not None or self._finished:
                         _unlink(rec.file)  # it lives on as this session's autosave
                     rec.release()

@@ -4,16 +4,18 @@ changes, and the session kept in :func:`app_settings`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from roofgui.gui.document import ScenarioDocument, app_settings
+from roofgui.gui.document import ScenarioDocument, absolute, app_settings, file_stamp
 from roofgui.gui.examples import Example, examples
 from roofgui.model.errors import ModelError
-from roofgui.model.scenario import Scenario, load_scenario
+from roofgui.model.paths import remove_stale_temps
+from roofgui.model.scenario import MAX_SCENARIO_BYTES, Scenario, load_scenario
 
 MAX_RECENT = 10
 FILE_FILTER = "Roofline scenarios (*.json);;All files (*)"
@@ -111,7 +113,23 @@ class DocumentController(QObject):
     def save(self) -> bool:
         if self.doc.path is None:
             return self.save_as()
+        if self.doc.file_changed_on_disk():
+            answer = self._ask_overwrite(self.doc.path)
+            if answer == QMessageBox.StandardButton.No:
+                return self.save_as()
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
         return self._save_to(self.doc.path)
+
+    def _ask_overwrite(self, path: Path) -> QMessageBox.StandardButton:
+        """Ask before overwriting a file that changed (or went) since the document knew it."""
+        what = "changed on disk" if path.exists() else "is no longer there"
+        buttons = QMessageBox.StandardButton
+        return QMessageBox.question(
+            self.window, "File changed on disk",
+            f"“{path}” {what} since this scenario was opened or saved (or autosaved).\n\n"
+            "Yes overwrites it with this scenario; No saves it under another name.",
+            buttons.Yes | buttons.No | buttons.Cancel, buttons.Cancel)
 
     def save_as(self) -> bool:
         start = self.doc.path or (self._last_dir() / suggest_name(self.doc.scenario))
@@ -150,20 +168,38 @@ class DocumentController(QObject):
         return answer == buttons.Discard
 
     # -- recent files -------------------------------------------------------------
+    def setting(self, key: str, default=""):
+        """A setting as stored, or ``default`` when Qt cannot read it."""
+        try:
+            return self.settings.value(key, default)
+        except (TypeError, ValueError, RuntimeError):
+            return default
+
+    def path_setting(self, key: str) -> Path | None:
+        """A remembered file or folder: an absolute path, or None (anything else)."""
+        v = self.setting(key, "")
+        if not isinstance(v, str) or not v or "\0" in v or len(v) > 4096:
+            return None
+        p = Path(v)
+        return p if p.is_absolute() else None  # (relative to some folder long left: nothing)
+
     def recent_files(self) -> list[str]:
-        v = self.settings.value("recent", [])
+        v = self.setting("recent", [])
         if isinstance(v, str):
             v = [v]
-        return [str(x) for x in (v or []) if isinstance(x, str)][:MAX_RECENT]
+        if not isinstance(v, list):
+            return []
+        return [x for x in v[:100] if isinstance(x, str) and x and "\0" not in x
+                and len(x) <= 4096 and Path(x).is_absolute()][:MAX_RECENT]
 
     def _add_recent(self, path: Path) -> None:
-        p = str(Path(path).resolve())
+        p = str(absolute(path))
         items = [p] + [x for x in self.recent_files() if x != p]
         self.settings.setValue("recent", items[:MAX_RECENT])
         self.settings.setValue("last_dir", str(Path(p).parent))
 
     def _forget_recent(self, path: str | Path) -> None:
-        p = str(Path(path).resolve())
+        p = str(absolute(path))
         self.settings.setValue("recent", [x for x in self.recent_files() if x != p])
 
     def _fill_recent(self) -> None:
@@ -206,35 +242,50 @@ class DocumentController(QObject):
         QTimer.singleShot(0, self, lambda: self.messageShown.emit(summary))
 
     def _last_dir(self) -> Path:
-        d = self.settings.value("last_dir", "")
-        if isinstance(d, str) and d and Path(d).is_dir():
-            return Path(d)
-        return Path.home()
+        d = self.path_setting("last_dir")
+        return d if d is not None and d.is_dir() else Path.home()
 
     # -- session -------------------------------------------------------------------
     def save_session(self) -> None:
-        """Remember the scenario (and its file) for the next launch."""
-        self.settings.setValue("session/scenario", self.doc.scenario.to_json())
-        self.settings.setValue("session/path", str(self.doc.path) if self.doc.path else "")
+        """Remember the scenario (and its file, absolute, as last read or written) for the
+        next launch."""
+        doc = self.doc
+        self.settings.setValue("session/scenario", doc.scenario.to_json())
+        self.settings.setValue("session/path", str(absolute(doc.path)) if doc.path else "")
+        self.settings.setValue("session/stamp", json.dumps(doc.stamp) if doc.path else "")
         self.settings.sync()
 
     def restore_session(self) -> bool:
         """Bring back the last session's scenario; False when there is none (first launch)."""
-        text = self.settings.value("session/scenario", "")
-        if not isinstance(text, str) or not text:
+        text = self.setting("session/scenario", "")
+        if not isinstance(text, str) or not text or len(text) > MAX_SCENARIO_BYTES:
             return False
         try:
             sc = Scenario.from_json(text, "last session")
-        except ModelError as e:
+        except (ModelError, ValueError, RecursionError) as e:  # (whatever the settings hold)
             self.messageShown.emit(f"Could not restore the last session: {e}")
             return False
-        path_s = self.settings.value("session/path", "")
-        path = Path(path_s) if isinstance(path_s, str) and path_s else None
+        path, stamp = self._session_file()
         modified = False
         if path is not None:
+            remove_stale_temps(path)  # (what a save killed last time left beside it)
             try:
                 modified = load_scenario(path).to_dict() != sc.to_dict()
             except ModelError:
                 path, modified = None, False
-        self.doc.load(sc, path, modified=modified)
+        if path is not None and stamp is None and not modified:
+            stamp = file_stamp(path)  # (the same scenario: nothing to lose by overwriting it)
+        self.doc.load(sc, path, modified=modified, stamp=stamp)
         return True
+
+    def _session_file(self) -> tuple[Path | None, dict | None]:
+        """The last session's file (only if remembered absolute) and its recorded stamp."""
+        path = self.path_setting("session/path")
+        if path is None:
+            return None, None  # (a path relative to some earlier folder names no file for sure)
+        stamp_s = self.setting("session/stamp", "")
+        try:
+            stamp = json.loads(stamp_s) if isinstance(stamp_s, str) and len(stamp_s) < 1000 else None
+        except (ValueError, RecursionError):
+            stamp = None
+        return path, stamp if isinstance(stamp, dict) else None

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
+import os
+import stat
 from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from roofgui.model.paths import user_data_dir
-from roofgui.model.scenario import Scenario, default_scenario, load_scenario, save_scenario
+from roofgui.model.paths import MAX_READ_BYTES, read_regular_file, user_data_dir
+from roofgui.model.scenario import (VIEW_LIMIT, Scenario, default_scenario, load_scenario,
+                                    save_scenario, view_in_range)
 
 #: Undo steps kept: enough for any session, and a window left open for days stays the same size.
 MAX_UNDO = 1000
@@ -40,10 +44,45 @@ def op_part(index: int) -> str:
     return f"op:{index}"
 
 
+def absolute(path: str | Path) -> Path:
+    """A path as remembered: absolute and resolved (never relative to the folder the app
+    happened to start in)."""
+    return Path(path).expanduser().resolve()
+
+
+def file_stamp(path: str | Path) -> dict | None:
+    """What a file is now (size, modification time, SHA-256 of its content), to tell later
+    whether it changed; None when it is not there or not a regular file that can be read."""
+    try:
+        raw = read_regular_file(path)
+        st = os.stat(path)
+    except OSError:
+        return None
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "sha256": hashlib.sha256(raw).hexdigest()}
+
+
 def app_settings() -> QSettings:
     """The app's settings, as an INI file in the user data directory (so ``ROOFGUI_HOME`` isolates it)."""
     path = user_data_dir() / "settings.ini"
+    set_aside_if_unreadable(path)
     return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+def set_aside_if_unreadable(path: Path) -> None:
+    """Rename a file the app keeps (its settings) to ``*.unreadable`` when it is no regular
+    file of a readable size (a FIFO, a link to ``/dev/zero``): read, it would hang the app
+    or fill its memory.  A fresh one is made in its place."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return  # (none yet)
+    if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_READ_BYTES:
+        return
+    try:
+        os.replace(path, path.with_name(path.name + ".unreadable"))
+    except OSError:
+        pass
 
 
 class EditCommand(QUndoCommand):
@@ -107,6 +146,8 @@ class ScenarioDocument(QObject):
         super().__init__(parent)
         self._scenario = scenario if scenario is not None else default_scenario()
         self.path: Path | None = None
+        #: the file at :attr:`path` as last read or written (:func:`file_stamp`); None: unknown
+        self.stamp: dict | None = None
         self._forced_dirty = False
         self._seal = 0
         self.undo_stack = QUndoStack(self)
@@ -129,6 +170,11 @@ class ScenarioDocument(QObject):
         if self.path is not None:
             return self.path.name
         return self._scenario.title or "Untitled"
+
+    def file_changed_on_disk(self) -> bool:
+        """Whether the document's file is not as the document last read or wrote it (changed
+        by another program, gone, or not known: a document restored without a record)."""
+        return self.path is not None and (self.stamp is None or file_stamp(self.path) != self.stamp)
 
     # -- editing -------------------------------------------------------------
     def edit(self, text: str, change: Callable[[Scenario], None], *, part: str = ALL,
@@ -155,7 +201,10 @@ class ScenarioDocument(QObject):
 
     def set_view(self, rng: list[float] | None) -> None:
         """The plot's zoom: kept in the document (and saved), but not an undoable edit."""
-        roofline = None if rng is None else [float(v) for v in rng]
+        lim = VIEW_LIMIT
+        roofline = None if rng is None else [min(max(float(v), -lim), lim) for v in rng]
+        if roofline is not None and not view_in_range(roofline):
+            roofline = None  # (not a view a plot can show: fit when reopened)
         # (a new view: the one replaced may be shared with an undo snapshot)
         self._scenario.view = dataclasses.replace(self._scenario.view, roofline=roofline)
 
@@ -182,10 +231,13 @@ class ScenarioDocument(QObject):
             self.fileChanged.emit()
 
     # -- whole documents ---------------------------------------------------------
-    def load(self, scenario: Scenario, path: Path | None = None, *, modified: bool = False) -> None:
-        """Replace the document (New, Open, an example, a restored session)."""
+    def load(self, scenario: Scenario, path: Path | None = None, *, modified: bool = False,
+             stamp: dict | None = None) -> None:
+        """Replace the document (New, Open, an example, a restored session).  ``stamp``: its
+        file as the document last knew it (:func:`file_stamp`; None: not known)."""
         self._scenario = scenario
-        self.path = Path(path) if path is not None else None
+        self.path = absolute(path) if path is not None else None
+        self.stamp = stamp if path is not None else None
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._forced_dirty = modified
@@ -196,15 +248,17 @@ class ScenarioDocument(QObject):
 
     def open(self, path: str | Path) -> None:
         """Read a scenario file; raises :class:`ScenarioError` naming the file and key."""
-        self.load(load_scenario(path), Path(path))
+        sc = load_scenario(path)
+        self.load(sc, Path(path), stamp=file_stamp(path))
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write atomically to ``path`` (or the current path) and mark the document clean."""
-        target = Path(path) if path is not None else self.path
+        target = absolute(path) if path is not None else self.path
         if target is None:
             raise ValueError("no path to save to")
         save_scenario(self._scenario, target)
         self.path = target
+        self.stamp = file_stamp(target)
         self._forced_dirty = False
         self.undo_stack.setClean()
         self.seal()

@@ -8,8 +8,8 @@ from importlib import resources
 from pathlib import Path
 
 from roofgui.model.errors import ModelError, ScenarioError
-from roofgui.model.paths import shipped_path
-from roofgui.model.scenario import Scenario
+from roofgui.model.paths import UnreadableFile, read_regular_file, shipped_path
+from roofgui.model.scenario import MAX_SCENARIO_BYTES, Scenario
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,8 @@ def why_unreadable(e: Exception) -> str:
     """What is wrong with an example, in a few words."""
     if isinstance(e, UnicodeDecodeError):
         return "not a text file (not valid UTF-8)"
+    if isinstance(e, UnreadableFile):  # (its text starts with the path)
+        return "cannot read: " + str(e).split(": ", 1)[-1]
     if isinstance(e, OSError):
         return f"cannot read: {e.strerror or e}"
     if isinstance(e, ScenarioError):  # (its text starts with the file name again)
@@ -61,7 +63,9 @@ def examples(problems: list[str] | None = None) -> list[Example]:
     out = []
     for f in sorted(example_files(), key=lambda e: e.name):
         try:
-            text = f.read_text(encoding="utf-8")
+            # (a path: only a regular file, never a FIFO or a link to /dev/zero)
+            raw = read_regular_file(f, MAX_SCENARIO_BYTES) if isinstance(f, Path) else f.read_bytes()
+            text = raw.decode("utf-8")
             title = Scenario.from_json(text, f.name).title or f.name
         except (ModelError, OSError, UnicodeDecodeError) as e:
             message = f"Example {f.name} skipped: {why_unreadable(e)}"

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from roofgui.gui.document import SELECTED, TITLE
+from roofgui.gui.document import ALL, SELECTED, TITLE
 from roofgui.model.errors import ModelError
 from roofgui.model.evaluate import Evaluation, evaluate_scenario, resolve_chips, sweep_scenario
-from roofgui.presentation.plotdata import assign_colours
+from roofgui.presentation.plotdata import DRAWN_POINTS, assign_colours
 
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
+#: The most sweep points the window evaluates per curve (log-spaced over the sweep's range;
+#: the drawing adds each curve's knees exactly): it draws no more.  An export of the sweep's
+#: table still evaluates every point the scenario asks for.
+MAX_SWEEP_POINTS = DRAWN_POINTS
 
 
 def op_bounds(ev: Evaluation) -> dict[int, list[tuple[str, str]]]:
@@ -65,6 +69,14 @@ class LiveEvaluator(QObject):
         self.count = 0
         self.model_changed = True  # the next refresh evaluates (else: another op selected)
         self.stale = {TAB_ROOFLINE: True, TAB_SWEEP: True}  # plots to draw when shown
+        #: what reading the document set right (``Scenario.notices``): shown in the notice
+        #: bar from its opening until the first edit
+        self.opened_notices: list[str] = []
+        window.doc.replaced.connect(self.on_replaced)
+
+    def on_replaced(self) -> None:
+        """A document opened: its reading's notices show until the first edit."""
+        self.opened_notices = list(self.w.doc.scenario.notices)
 
     @property
     def evaluation(self) -> Evaluation:
@@ -76,6 +88,8 @@ class LiveEvaluator(QObject):
 
     def on_changed(self, part: str, _origin: object = None) -> None:
         """The document's change: evaluate again unless it changed nothing plotted."""
+        if part not in (ALL, SELECTED):
+            self.opened_notices = []  # (an edit: the notices of the opening have been read)
         if part == TITLE:
             return
         if part == SELECTED:
@@ -146,7 +160,7 @@ class LiveEvaluator(QObject):
             w.llm_sweep_plot.update_from(sc, res, colours=dict(self.colours))
             return
         try:
-            curves, errors = sweep_scenario(sc, w.catalog)
+            curves, errors = sweep_scenario(sc, w.catalog, max_points=MAX_SWEEP_POINTS)
         except ModelError as e:
             curves, errors = [], [str(e)]
         self.sweep_errors = errors
@@ -156,7 +170,8 @@ class LiveEvaluator(QObject):
         """The model's problems above the plot (the sweep's once it is drawn)."""
         w = self.w
         sweep = [] if self.stale[TAB_SWEEP] else self.sweep_errors
-        w.notices.set_messages(w.catalog_messages() + self.evaluation.errors + sweep)
+        w.notices.set_messages(w.catalog_messages() + self.opened_notices
+                               + self.evaluation.errors + sweep)
 
     def refresh_panels(self) -> None:
         """Show the last evaluation in the panels around the plot."""

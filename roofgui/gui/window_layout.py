@@ -8,18 +8,36 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 
 def restore_layout(w, s: QSettings) -> bool:
     """The window's geometry, docks and tab as last saved; True when the docks were restored."""
-    geo = s.value("window/geometry")
-    state = s.value("window/state")
+    geo = _setting(s, "window/geometry")
+    state = _setting(s, "window/state")
     restored = False
     if isinstance(geo, QByteArray) and not geo.isEmpty():
         w.restoreGeometry(geo)
     if isinstance(state, QByteArray) and not state.isEmpty():
         restored = w.restoreState(state)
-    try:
-        w.tabs.setCurrentIndex(int(s.value("window/tab", 0)))
-    except (TypeError, ValueError):
-        pass
+    tab = int_setting(s, "window/tab", 0, 0, w.tabs.count() - 1)
+    w.tabs.setCurrentIndex(tab)
     return restored
+
+
+def int_setting(s: QSettings, key: str, default: int, lo: int, hi: int) -> int:
+    """An integer setting within [lo, hi]; anything else (a string, a list, a number too
+    large for Qt, a value that cannot be read) gives ``default``."""
+    try:
+        v = s.value(key, default)
+        if isinstance(v, bool) or not isinstance(v, (int, str)) or len(str(v)) > 20:
+            return default
+        n = int(v)
+    except (TypeError, ValueError, OverflowError, RuntimeError):
+        return default
+    return n if lo <= n <= hi else default
+
+
+def _setting(s: QSettings, key: str):
+    try:
+        return s.value(key)
+    except (TypeError, ValueError, RuntimeError):  # (a value Qt cannot turn into Python)
+        return None
 
 
 def save_layout(w, s: QSettings) -> None:

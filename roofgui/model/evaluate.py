@@ -209,14 +209,17 @@ def _sweep_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip], settin
     return cells, problems
 
 
-def sweep_scenario(scenario: Scenario, catalog: Catalog,
-                   values: np.ndarray | None = None) -> tuple[list[SweepCurve], list[str]]:
+def sweep_scenario(scenario: Scenario, catalog: Catalog, values: np.ndarray | None = None,
+                   max_points: int | None = None) -> tuple[list[SweepCurve], list[str]]:
     """Sweep the chosen dimension for every op × chip: one vectorised call per op phase.
 
     ``values``: the swept points (by default :func:`sweep_values` of the scenario's sweep).
+    ``max_points``: at most this many of them, log-spaced over the same range (a plot
+    draws no more; an export of the table asks for every point).
     """
     spec = scenario.sweep
-    points = (float(spec.start), float(spec.stop), int(spec.points)) if values is None else None
+    n = int(spec.points) if max_points is None else min(int(spec.points), max(2, int(max_points)))
+    points = (float(spec.start), float(spec.stop), n) if values is None else None
     x = _points(points) if values is None else np.array(values, dtype=np.float64)
     chips, errors = resolve_chips(scenario, catalog)
     settings = scenario.settings()

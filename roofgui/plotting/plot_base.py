@@ -18,9 +18,12 @@ from roofgui.plotting.placement import covered, rect_bounds
 from roofgui.plotting.plot_items import (LEGEND_CORNERS, LegendSample, LogAxis, make_font,
                                          make_pen, new_curve, new_label, new_scatter, qcolor,
                                          text_px)
+from roofgui.model.scenario import VIEW_LIMIT, view_in_range
 from roofgui.presentation.style import SCREEN_LIGHT, PlotStyle
 
 DEVICE_CACHE = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+#: The narrowest view (decades): zoomed further in, its ends would round to one number.
+MIN_VIEW_SPAN = 1e-3
 
 class LogPlot(pg.PlotWidget):
     """A PlotWidget with log-reading axes, a style, a legend and a readout."""
@@ -38,6 +41,10 @@ class LogPlot(pg.PlotWidget):
         self.vb = vb = pi.getViewBox()
         vb.disableAutoRange()
         vb.setDefaultPadding(0.0)
+        # zoom and pan stay where a view can be drawn and saved (±VIEW_LIMIT decades)
+        vb.setLimits(xMin=-VIEW_LIMIT, xMax=VIEW_LIMIT, yMin=-VIEW_LIMIT, yMax=VIEW_LIMIT,
+                     minXRange=MIN_VIEW_SPAN, minYRange=MIN_VIEW_SPAN,
+                     maxXRange=2 * VIEW_LIMIT, maxYRange=2 * VIEW_LIMIT)
         # grid lines at the labelled decades only, as one line of segments
         self.grid_item = pg.PlotCurveItem(connect="pairs", antialias=False, skipFiniteCheck=True)
         self.grid_item.setZValue(-50)
@@ -113,8 +120,9 @@ class LogPlot(pg.PlotWidget):
             self.flush_layout()
 
     def set_view(self, rng: Sequence[float] | None, layout: bool = True) -> None:
-        """Show ``[x0, x1, y0, y1]`` (log10 units), or fit when ``None``."""
-        if rng is None:
+        """Show ``[x0, x1, y0, y1]`` (log10 units), or fit when ``None`` (or not a view the
+        plot can draw: see :func:`~roofgui.model.scenario.view_in_range`)."""
+        if rng is None or not view_in_range(list(rng)):
             self.fit(layout)
             return
         x0, x1, y0, y1 = (float(v) for v in rng)

@@ -208,3 +208,16 @@ def test_the_shipped_examples_all_load_with_no_problems():
     problems: list[str] = []
     assert len(examples(problems)) >= 8
     assert problems == []
+
+
+def test_a_fifo_or_a_link_to_dev_zero_among_the_examples_is_skipped_not_read(tmp_path, monkeypatch):
+    import os
+
+    d = _examples_dir(tmp_path, monkeypatch)
+    os.mkfifo(d / "06-fifo.json")
+    (d / "07-zero.json").symlink_to("/dev/zero")
+    problems: list[str] = []
+    found = examples(problems)
+    assert [ex.name for ex in found] == ["01-good.json", "05-good.json"]
+    assert "Example 06-fifo.json skipped: cannot read: not a regular file" in problems
+    assert "Example 07-zero.json skipped: cannot read: not a regular file" in problems

@@ -695,3 +695,57 @@ def test_a_keystroke_paints_the_plot_before_the_panels_update(window, qtbot):
             return sum(1 for e in order[:order.index(event)] if e.startswith("pass"))
 
         assert pass_of("results") > pass_of("plot painted"), order
+
+
+# -- zooming out (issue 28) ----------------------------------------------------------------
+
+def wheel_out(plot, notches):
+    from PySide6.QtCore import QCoreApplication, QPoint
+    from PySide6.QtGui import QWheelEvent
+
+    for _ in range(notches):
+        pos = plot.mapFromScene(plot.vb.mapViewToScene(plot.vb.viewRect().center()))
+        ev = QWheelEvent(QPointF(pos), QPointF(plot.mapToGlobal(pos)), QPoint(0, 0),
+                         QPoint(0, -120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                         Qt.ScrollPhase.NoScrollPhase, False)
+        QCoreApplication.sendEvent(plot.viewport(), ev)
+
+
+@pytest.mark.parametrize("notches", [12, 40])
+def test_zooming_far_out_leaves_a_view_that_draws_saves_and_reopens(window, tmp_path, notches):
+    from roofgui.model.scenario import VIEW_LIMIT
+
+    plot = window.roofline_plot
+    wheel_out(plot, notches)
+    view = plot.view_range()
+    assert all(abs(v) <= VIEW_LIMIT for v in view) and view[0] < view[1] and view[2] < view[3]
+    assert window.doc.scenario.view.roofline == pytest.approx(view)
+    plot.grab()  # (a paint: its ticks and labels at this range)
+    left, bottom = plot.getPlotItem().getAxis("left"), plot.getPlotItem().getAxis("bottom")
+    for axis, (lo, hi) in ((bottom, view[:2]), (left, view[2:])):
+        ticks = axis.tickValues(lo, hi, 3000)
+        assert sum(len(t) for _, t in ticks) <= 500
+    path = tmp_path / "far.json"
+    window.doc.save(path)
+    reopened = load_scenario(path)
+    assert reopened.notices == [] and reopened.view.roofline == pytest.approx(view)
+    window.controller.new_action.trigger()
+    assert window.controller.open_path(path)
+    flush(window)
+    assert plot.view_range() == pytest.approx(view)
+
+
+def test_a_saved_view_out_of_range_opens_fitted_with_a_notice_once(window, qtbot, tmp_path):
+    sc = default_scenario()
+    sc.view.roofline = [-90.0, 83.0, 0.0, 1.0]
+    path = tmp_path / "wild.json"
+    data = sc.to_dict()
+    data["view"]["roofline"] = [-90.0, 83.0, 0.0, 1.0]
+    path.write_text(json.dumps(data))
+    assert window.controller.open_path(path, ask=False)
+    flush(window)
+    assert window.roofline_plot.view_range() == pytest.approx(list(window.roofline_plot.geometry.fit))
+    assert any("view.roofline" in m for m in window.notices.messages()), window.notices.messages()
+    type_into(qtbot, b_edit(window), "300")  # an edit: the opening's notice has been read
+    flush(window)
+    assert not any("view.roofline" in m for m in window.notices.messages())
