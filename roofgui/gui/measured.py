@@ -23,6 +23,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
 
+from roofgui.gui.menus import ensure_mnemonics
 from roofgui.gui.measured_panel import MeasuredPanel
 from roofgui.model.measured import MeasuredSet, MeasurementError, parse_measurements
 from roofgui.plotting.measured_layer import MeasuredLayer
@@ -166,6 +167,7 @@ def _add_to_menus(window, import_action: QAction, toggle: QAction) -> None:
             docks = [i for i, a in enumerate(acts) if a.isCheckable() and "Results" in a.text()]
             at = docks[-1] + 1 if docks else len(acts)
             menu.insertAction(acts[at] if at < len(acts) else None, toggle)
+        ensure_mnemonics(menu)
 
 
 def install_measured(window) -> MeasuredSession:

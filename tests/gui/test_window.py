@@ -81,7 +81,7 @@ def test_suffixes_are_accepted(window, qtbot):
 
 BAD = [("abc", "not a number"), ("12q", "unknown suffix"), ("0", "greater than zero"), ("-5", ""),
        ("nan", ""), ("1e400", ""), ("", "empty"), ("   ", "empty"), ("12.5", "whole number"),
-       ("∞", ""), ("4 096 😀", ""), ("9" * 70, "too long")]
+       ("∞", ""), ("4 096 😀", ""), ("9" * 70, "too large")]
 
 
 def test_a_bad_value_shows_its_message_and_leaves_the_plot_as_it_was(window, qtbot):
