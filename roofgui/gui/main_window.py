@@ -31,7 +31,8 @@ from roofgui.gui.llm_choices import install_sweep_choices
 from roofgui.gui.measured import drag_enter_measured, drop_measured, install_measured
 from roofgui.gui.menus import build_menus
 from roofgui.gui.notice_bar import NoticeBar, palette_is_dark
-from roofgui.gui.window_layout import default_dock_sizes, dropped_scenario, restore_layout, save_layout
+from roofgui.gui.window_layout import (default_dock_sizes, dropped_scenario, first_size, restore_layout,
+                                      save_layout)
 from roofgui.gui.results import ResultsPanel
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import load_optional_op_kinds
@@ -64,7 +65,7 @@ class MainWindow(QMainWindow):
         self.controller.messageShown.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.setCentralWidget(self._build_centre())
         self._build_docks()
-        self._first_size()
+        first_size(self)
         self.live = LiveEvaluator(self)
         self.doc.changed.connect(self.live.on_changed)
         self.doc.changed.connect(self._update_heading)
@@ -166,17 +167,6 @@ class MainWindow(QMainWindow):
                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(area, d)
         return d
-
-    def _first_size(self) -> None:
-        """The size before any saved one: 90 % of the screen's available area, so a laptop's
-        1280×720 shows the whole window (a saved geometry replaces it, in _open_first)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        avail = screen.availableGeometry() if screen is not None else None
-        if avail is None or avail.isEmpty():
-            self.resize(1440, 900)
-            return
-        self.resize(int(avail.width() * 0.9), int(avail.height() * 0.9))
-        self.move(avail.center() - self.rect().center())
 
     def _open_first(self, open_path: str | Path | None, restore: bool) -> None:
         """What to show first: the file asked for, the last session, or the default example."""

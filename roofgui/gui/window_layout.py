@@ -4,6 +4,19 @@ files dropped on it."""
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QGuiApplication
+
+
+def first_size(w) -> None:
+    """The size before any saved one: 90 % of the screen's available area, centred, so a
+    laptop's 1280×720 shows the whole window (a saved geometry replaces it)."""
+    screen = w.screen() or QGuiApplication.primaryScreen()
+    avail = screen.availableGeometry() if screen is not None else None
+    if avail is None or avail.isEmpty():
+        w.resize(1440, 900)
+        return
+    w.resize(int(avail.width() * 0.9), int(avail.height() * 0.9))
+    w.move(avail.center() - w.rect().center())
 
 
 def restore_layout(w, s: QSettings) -> bool:
