@@ -1,5 +1,8 @@
 # `make run` opens the app, `make test` runs every test; both set up everything first.
-.PHONY: run test setup bench screenshot wheel bundle clean
+# `make soak` (not part of `make test`): SOAK_EDITS edits to a busy window, memory reported.
+.PHONY: run test setup bench soak screenshot wheel bundle clean
+
+SOAK_EDITS ?= 3000
 
 setup:
 	@bash scripts/setup.sh
@@ -12,6 +15,9 @@ test: setup
 
 bench: setup
 	QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench.py
+
+soak: setup
+	QT_QPA_PLATFORM=offscreen .venv/bin/python tests/soak.py --edits $(SOAK_EDITS)
 
 screenshot: setup
 	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py

@@ -86,8 +86,16 @@ def _figures(chips: list[Chip], work: Work, settings: Settings) -> list[ChipFigu
         try:
             out.append(chip_figures(chip, work, settings))
         except ModelError as e:
-            out.append(e)
+            out.append(_bare(e))
     return out
+
+
+def _bare(e: ModelError) -> ModelError:
+    """The error alone, without its traceback or the error it replaced: kept (with the
+    results it stands among, in :data:`_LAST`), their frames would keep the whole
+    evaluation that raised it alive (a soak grew 300 MB a thousand edits)."""
+    e.__traceback__ = e.__context__ = e.__cause__ = None
+    return e
 
 
 def _phase_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip],
@@ -97,14 +105,14 @@ def _phase_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip],
     try:
         work = op_work(kind, dims, op.dtypes, shard, op.params, phase)
     except ModelError as e:
-        return [e] * len(chips)
+        return [_bare(e)] * len(chips)
     cells = _figures(chips, work, settings)
     ok = [c for c in cells if isinstance(c, ChipFigures)]
     try:
         crits = iter(critical_values_many(kind, dims, ok, dtypes=op.dtypes, shard=shard,
                                           params=op.params, phase=phase))
     except ModelError as e:
-        return [c if isinstance(c, ModelError) else e for c in cells]
+        return [c if isinstance(c, ModelError) else _bare(e) for c in cells]
     res = evaluate_figures(work, ok) if ok else None  # every chip in one call
     rows = iter(range(len(ok)))
     return [c if isinstance(c, ModelError) else
