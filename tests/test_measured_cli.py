@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from roofgui.cli import measured as cli_measured
-from roofgui.cli.common import Parser
+from roofgui.cli import main as cli_main
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import make_chip
 from roofgui.model.measured import Kernel, parse_measurements
@@ -73,10 +72,8 @@ def test_record_fields_and_summary_line():
 # -- roofgui measured ----------------------------------------------------------------
 
 def run(argv: list[str]) -> tuple[int, str]:
-    parser = Parser(prog="roofgui")
-    cli_measured.add_parser(parser.add_subparsers(dest="command", parser_class=Parser))
     out = io.StringIO()
-    return cli_measured.run(parser.parse_args(["measured", *argv]), out), out.getvalue()
+    return cli_main(["measured", *argv], out=out), out.getvalue()
 
 
 def test_cli_json_records_against_a_catalog_chip():

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from roofgui.cli import validate as cli_validate
-from roofgui.cli.common import Parser
+from roofgui.cli import main as cli_main
 from roofgui.model.llm import llm_summary
 from roofgui.model.catalog import Catalog
 from roofgui.model.measured import MeasurementError
@@ -37,10 +36,8 @@ def write(tmp_path: Path, name: str, *lines: str) -> Path:
 
 
 def run_cli(*argv: str) -> tuple[int, str]:
-    p = Parser(prog="roofgui")
-    cli_validate.add_parser(p.add_subparsers(dest="command"))
     out = io.StringIO()
-    return cli_validate.run(p.parse_args(["validate", *argv]), out), out.getvalue()
+    return cli_main(["validate", *argv], out=out), out.getvalue()
 
 
 @pytest.fixture(scope="module")

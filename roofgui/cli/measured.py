@@ -10,10 +10,7 @@ line naming the file, line and column, and the status is 2.
 from __future__ import annotations
 
 import json
-import sys
 
-from roofgui.cli.common import EXIT_USAGE, CliError
-from roofgui.model.errors import ModelError
 
 
 def add_parser(subparsers) -> None:
@@ -26,15 +23,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args, out) -> int:
-    """Run ``roofgui measured``; returns the exit status (2 on bad input, one line on stderr)."""
-    try:
-        return _run(args, out)
-    except (CliError, ModelError) as e:
-        print("roofgui: error: " + " ".join(str(e).split()), file=sys.stderr)
-        return EXIT_USAGE
-
-
-def _run(args, out) -> int:
+    """Run ``roofgui measured`` (bad input raises CliError or ModelError: roofgui.cli.main
+    prints it as one line and exits 2)."""
     from roofgui.model.catalog import Catalog
     from roofgui.model.measured import parse_measurements
     from roofgui.presentation.measured_text import place

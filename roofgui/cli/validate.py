@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from roofgui.cli.common import EXIT_USAGE, CliError
-from roofgui.model.errors import ModelError
+from roofgui.cli.common import CliError
 
 EXIT_INCONSISTENT = 1
 
@@ -28,15 +27,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args, out) -> int:
-    """Run ``roofgui validate``; returns the exit status."""
-    try:
-        return _run(args, out)
-    except (CliError, ModelError) as e:
-        print("roofgui: error: " + " ".join(str(e).split()), file=sys.stderr)
-        return EXIT_USAGE
-
-
-def _run(args, out) -> int:
+    """Run ``roofgui validate``; the exit status (bad input raises, as in roofgui.cli.main)."""
     from roofgui.model.validate import validate
     from roofgui.model.validation_suite import load_suite
     from roofgui.presentation.validate_text import report_lines
