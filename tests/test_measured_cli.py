@@ -1,4 +1,4 @@
-"""A measured kernel against a chip's roofline (presentation.measured_text), and
+"""A measured kernel against a chip's roofline (model.measured.roof; its line from presentation.measured_text), and
 ``roofgui measured`` (cli.measured, called through its own parser)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from roofgui.cli import main as cli_main
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import make_chip
 from roofgui.model.measured import Kernel, parse_measurements
-from roofgui.presentation.measured_text import RECORD_FIELDS, place
+from roofgui.model.measured.roof import RECORD_FIELDS, place
+from roofgui.presentation.measured_text import summary
 
 FIX = Path(__file__).parent / "fixtures" / "measured"
 CHIP = make_chip("test-chip", "Test Chip", peak=100e12, hbm_bandwidth=2e12,
@@ -44,7 +45,7 @@ def test_compute_bound_kernel_and_its_dtype_peak():
     assert (p.attainable_flops, p.bound, p.roof_fraction) == (100e12, "compute", approx(0.5))
     v = place(kernel(seconds=2e-3, flops=1e11, hbm_bytes=1e6, dtype="fp32", unit="vector"), CHIP)
     assert (v.peak, v.roof_fraction) == (20e12, approx(5e13 / 20e12))  # above its roof
-    assert "ABOVE its roof" in v.summary()
+    assert "ABOVE its roof" in summary(v)
 
 
 def test_unknown_counts_use_the_one_roof_known():
@@ -56,7 +57,7 @@ def test_unknown_counts_use_the_one_roof_known():
         ("unknown", None, approx(1e12 / 2e12))
     nothing = place(kernel(), CHIP)
     assert (nothing.bound, nothing.roof_fraction) == ("unknown", None)
-    assert "not placed" in nothing.summary()
+    assert "not placed" in summary(nothing)
     copy = place(kernel(flops=0.0, hbm_bytes=1e9), CHIP)  # a copy: intensity 0
     assert (copy.bound, copy.attainable_flops, copy.roof_fraction) == ("memory", 0.0, approx(0.5))
 
@@ -65,7 +66,7 @@ def test_record_fields_and_summary_line():
     p = place(kernel(name="gemm", count=3, flops=1e9, hbm_bytes=1e9), CHIP)
     assert tuple(p.record()) == RECORD_FIELDS
     assert p.record()["roof_fraction"] == approx(0.5)
-    assert p.summary() == ("gemm \u00d73: 1 ms, 1 TFLOP/s, 1 TB/s, 1 FLOP/B \u2014 memory-bound, "
+    assert summary(p) == ("gemm \u00d73: 1 ms, 1 TFLOP/s, 1 TB/s, 1 FLOP/B \u2014 memory-bound, "
                            "50.0% of 2 TB/s HBM on test-chip")
 
 

@@ -27,7 +27,8 @@ def run(args, out) -> int:
     prints it as one line and exits 2)."""
     from roofgui.model.catalog import Catalog
     from roofgui.model.measured import parse_measurements
-    from roofgui.presentation.measured_text import place
+    from roofgui.model.measured.roof import place
+    from roofgui.presentation.measured_text import summary
 
     chip = Catalog.load().get(args.chip)
     sets = [parse_measurements(f) for f in args.files]  # all read before any is shown
@@ -43,5 +44,5 @@ def run(args, out) -> int:
         said = f" (the file says {s.chip})" if s.chip and s.chip != chip.id else ""
         print(f"{s.source} ({s.format}): {what}, on {chip.name}{said}", file=out)
         for k in s.kernels:
-            print(f"  {place(k, chip).summary()}", file=out)
+            print(f"  {summary(place(k, chip))}", file=out)
     return 0

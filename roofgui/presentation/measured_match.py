@@ -8,7 +8,7 @@ matches, and what the window's hover and table say of it (pure Python, no Qt).
   contained in the other, ``_``/``-``/spaces alike), else by shape (a PyTorch profiler
   kernel's recorded input shapes against a matmul's B, D, F).
 * :func:`place_kernels` -- every kernel of the imported files placed on its chip
-  (:func:`~roofgui.presentation.measured_text.place`) with its match and measured / T_lower.
+  (:func:`~roofgui.model.measured.roof.place`) with its match and measured / T_lower.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 from roofgui.model.chips import Chip
 from roofgui.model.measured import Kernel, MeasuredSet
 from roofgui.model.units import format_si, format_time
-from roofgui.presentation.measured_text import MeasuredPoint, place
+from roofgui.model.measured.roof import MeasuredPoint, place
 from roofgui.presentation.tooltips import format_intensity
 
 #: The shortest name that matches by containment (a one- or two-letter name would match

@@ -17,7 +17,7 @@ from roofgui.gui.measured import (accepts_drop, drag_enter_measured, drop_measur
 from roofgui.model.measured import parse_measurements
 from roofgui.model.scenario import OpSpec, Scenario
 from roofgui.model.units import format_si, format_time
-from roofgui.presentation.measured_text import place
+from roofgui.model.measured.roof import place
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "measured"
 NCU = FIXTURES / "ncu_metrics.csv"
