@@ -97,10 +97,10 @@ def text_px(style: PlotStyle, pt: float) -> float:
 # Items
 # ---------------------------------------------------------------------------
 
-def new_curve(z: float, clickable: bool = True) -> pg.PlotCurveItem:
+def new_curve(z: float, clickable: bool = True, antialias: bool = True) -> pg.PlotCurveItem:
     """A plot line: NaN breaks it (``connect='finite'``), its data is known finite
     otherwise, and it can be hovered (``mouseShape``) within a few pixels."""
-    item = pg.PlotCurveItem(antialias=True, connect="finite", skipFiniteCheck=True)
+    item = pg.PlotCurveItem(antialias=antialias, connect="finite", skipFiniteCheck=True)
     item.setZValue(z)
     if clickable:
         item.setClickable(True, width=8)
@@ -159,7 +159,8 @@ class Spot:
 
     @property
     def data(self) -> np.ndarray:
-        """The spot's record (``["x"]``, ``["y"]``, ``["data"]``: its tooltip)."""
+        """The spot's record (``["x"]``, ``["y"]``, ``["data"]``: what it shows, a point
+        of the geometry or a tooltip)."""
         return self.item.data[self.index:self.index + 1]
 
     def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 (as pyqtgraph's)
