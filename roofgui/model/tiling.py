@@ -83,6 +83,15 @@ def make_tile(values: Mapping[str, object], field: str = "tile") -> Tile:
     return Tile(out["bm"], out["bn"], out.get("bk"))
 
 
+def op_tile(tile: object, kind: str) -> dict[str, int] | None:
+    """A scenario op's ``tile`` checked (None stays None); only a matmul takes one."""
+    if tile is None:
+        return None
+    if kind not in TILED_KINDS:
+        raise ModelError(f"only a {' or '.join(TILED_KINDS)} op takes a tile (this is {kind})")
+    return make_tile(tile).as_dict()  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class LevelPoint:
     """One memory level's view of a tiled op (``bandwidth`` None: no public figure)."""
@@ -175,3 +184,11 @@ def tiled_matmul_levels(dims: Mapping[str, float], dtypes: Mapping[str, str] | N
 def _point(level, name, nbytes, flops, peak, bw, cap, footprint, scope, kind, source) -> LevelPoint:
     return LevelPoint(level, name, nbytes, flops / nbytes, bw, None if bw is None else peak / bw,
                       None if bw is None else nbytes / bw, cap, footprint, scope, kind, source)
+
+
+def analysis_levels(analysis, dims: Mapping[str, float], dtypes: Mapping[str, str] | None,
+                    tile: Tile, shard: Shard | None = None) -> TiledLevels:
+    """:func:`tiled_matmul_levels` against an :class:`~roofgui.model.roofline.Analysis`'s
+    chip figures (its peak after what-ifs and derating, its HBM bandwidth)."""
+    f = analysis.figures
+    return tiled_matmul_levels(dims, dtypes, tile, f.chip, f.peak, f.hbm_bandwidth, shard)
