@@ -78,7 +78,8 @@ def make_tile(values: Mapping[str, object], field: str = "tile") -> Tile:
         v = values[k]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                 or v != int(v) or not 1 <= v <= MAX_TILE:
-            raise ModelError(f"{k} must be a whole number from 1 to {MAX_TILE} (got {v!r})", field)
+            got = f"{v:g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else repr(v)
+            raise ModelError(f"{k} must be a whole number from 1 to {MAX_TILE} (got {got})", field)
         out[k] = int(v)
     return Tile(out["bm"], out["bn"], out.get("bk"))
 

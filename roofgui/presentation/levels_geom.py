@@ -1,0 +1,136 @@
+"""The hierarchical roofline, without Qt: one slanted roof per on-chip memory level of each
+chip a tiled op runs on, and one point per level for each tiled op (Nsight-style).
+
+Every level's point of an op sits at the op's attained performance (its FLOPs over the
+longest of its math and level times) and at the op's intensity against that level's bytes,
+so the point nearest its own roof is the level that binds.  Coordinates are log10.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape as escape_html
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from roofgui.model.tiling import TILED_KINDS, TiledLevels, analysis_levels
+from roofgui.model.units import format_number, format_si, format_time
+from roofgui.presentation.levels_text import binding_sentence, capacity_sentence
+
+
+#: Where the level roofs start (log10 FLOP/byte): far left of any view the plot fits.
+ROOF_X0 = -6.0
+
+
+@dataclass(frozen=True)
+class LevelRoof:
+    """A memory level's slanted roof on one chip, up to its ridge with the op's peak."""
+
+    chip_id: str
+    level: str
+    name: str
+    colour: int
+    x: np.ndarray
+    y: np.ndarray
+    bandwidth: float
+    ridge: float  # FLOP/byte where the slant meets the peak
+    label: str
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class LevelMark:
+    """One level's point of a tiled op on a chip."""
+
+    op_index: int
+    chip_id: str
+    level: str
+    x: float
+    y: float
+    colour: int
+    binding: bool
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class LevelsGeometry:
+    roofs: tuple[LevelRoof, ...] = ()
+    marks: tuple[LevelMark, ...] = ()
+    #: each tiled entry's levels by (op_index, chip_id), for the window's text
+    levels: Mapping[tuple[int, str], TiledLevels] | None = None
+
+
+def tiled_entries(evaluation):
+    """The evaluation's entries of tiled matmuls, with their levels."""
+    out = []
+    for e in getattr(evaluation, "entries", []) or []:
+        op = e.op
+        if op.kind in TILED_KINDS and op.tile and not e.phase:
+            tl = analysis_levels(e.analysis, op.full_dims(), op.dtypes, op.tile_obj(), op.shard_obj())
+            out.append((e, tl))
+    return out
+
+
+def levels_geometry(evaluation, colours: Mapping[str, int]) -> LevelsGeometry:
+    """Level roofs and points of every tiled matmul in ``evaluation``."""
+    roofs: dict[tuple[str, str], LevelRoof] = {}
+    marks: list[LevelMark] = []
+    levels: dict[tuple[int, str], TiledLevels] = {}
+    for e, tl in tiled_entries(evaluation):
+        chip = e.analysis.chip
+        colour = colours.get(e.chip_id, 0)
+        peak = float(e.analysis.figures.peak)
+        levels[(e.op_index, e.chip_id)] = tl
+        for p in tl.points:
+            if p.level != "hbm" and p.bandwidth is not None and (e.chip_id, p.level) not in roofs:
+                roofs[(e.chip_id, p.level)] = _roof(e.chip_id, chip.label(), p, peak, colour)
+        marks += _marks(e, tl, colour)
+    return LevelsGeometry(tuple(roofs.values()), tuple(marks), levels)
+
+
+def _roof(chip_id: str, chip_label: str, p, peak: float, colour: int) -> LevelRoof:
+    ridge = peak / p.bandwidth
+    xr = math.log10(ridge)
+    x = np.array([ROOF_X0, xr])
+    y = np.log10(p.bandwidth) + x
+    label = f"{p.name} {format_si(p.bandwidth, 'B/s')}"
+    tip = (f"<b>{escape_html(chip_label)}</b> · {escape_html(p.name)}: "
+           f"{format_si(p.bandwidth, 'B/s')} ({escape_html(p.kind)}, [{escape_html(p.source)}])"
+           f"<br>ridge at {format_number(ridge)} FLOP/byte")
+    return LevelRoof(chip_id, p.level, p.name, colour, x, y, p.bandwidth, ridge, label, tip)
+
+
+def _marks(e, tl: TiledLevels, colour: int) -> list[LevelMark]:
+    timed = [p.t for p in tl.points if p.t is not None]
+    t = max([tl.t_math, *timed])
+    y = math.log10(tl.flops / t)
+    b = tl.binding
+    verdict = escape_html(binding_sentence(tl))
+    head = f"<b>{escape_html(e.op.name)}</b> (tile {e.op.tile_obj().label()}) on " \
+           f"{escape_html(e.analysis.chip.label())}"
+    out = []
+    for p in tl.points:
+        if p.bandwidth is None:
+            continue
+        warn = capacity_sentence(p)
+        tip = (f"{head}<br>{escape_html(p.name)}: {format_si(p.bytes, 'B')}, "
+               f"{format_number(p.intensity)} FLOP/byte<br>roof {format_si(p.bandwidth, 'B/s')}, "
+               f"critical {format_number(p.critical_intensity)} FLOP/byte, t = {format_time(p.t)}"
+               + (f"<br>⚠ {escape_html(warn)}" if warn else "") + f"<br><i>{verdict}</i>")
+        out.append(LevelMark(e.op_index, e.chip_id, p.level, math.log10(p.intensity), y, colour,
+                             b is not None and p.level == b.level, tip))
+    return out
+
+
+def level_summary(geometry: LevelsGeometry, op_index: int, chip_names: Mapping[str, str]) -> str:
+    """One line per chip saying which level binds the op (empty when the op is untiled)."""
+    lines = []
+    for (i, cid), tl in (geometry.levels or {}).items():
+        if i != op_index:
+            continue
+        warns = [w for w in (capacity_sentence(p) for p in tl.points) if w]
+        lines.append(f"{chip_names.get(cid, cid)}: {binding_sentence(tl)}"
+                     + "".join(f"; {w}" for w in warns))
+    return "\n".join(lines)
