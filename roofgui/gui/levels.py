@@ -136,6 +136,8 @@ class LevelsSession(QObject):
         if live is not None and hasattr(live, "evaluated"):
             live.evaluated.connect(lambda _ev: self.refresh())
         window.doc.changed.connect(self.on_doc_changed)
+        if window.evaluation is not None:  # (a scenario opened before this was installed)
+            self.refresh()
 
     def on_doc_changed(self, *_args) -> None:
         QTimer.singleShot(0, self, self.show_summary)  # (dropped once the window is gone)

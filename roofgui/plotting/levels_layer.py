@@ -18,6 +18,8 @@ from roofgui.presentation.levels_geom import LevelsGeometry
 #: The marker of each level's point (the analytic op's own HBM point is drawn by the plot).
 LEVEL_SYMBOLS = {"smem": "t1", "lds": "t1", "vmem": "t1", "tmem": "t1", "l2": "d",
                  "cmem": "h", "mall": "h", "hbm": "s"}
+#: Room around the level points when the view is widened to show them (log10 units).
+MARGIN = 0.25
 
 
 class LevelsLayer(QtCore.QObject):
@@ -57,7 +59,7 @@ class LevelsLayer(QtCore.QObject):
                 self.roofs[k] = pg.PlotCurveItem()
                 self.roofs[k].setZValue(-2)
                 self.plot.addItem(self.roofs[k], ignoreBounds=True)
-                self.roof_labels[k] = pg.TextItem(anchor=(1.0, 1.0))
+                self.roof_labels[k] = pg.TextItem(anchor=(0.0, 0.0))  # (below-right of it)
                 self.roof_labels[k].setZValue(24)
                 self.plot.addItem(self.roof_labels[k], ignoreBounds=True)
             col = s.colour(r.colour)
@@ -66,9 +68,23 @@ class LevelsLayer(QtCore.QObject):
             lab = self.roof_labels[k]
             lab.setText(r.label)
             style_label(lab, s, col, s.annotation_font_pt * 0.9)
-            lab.setPos(r.x[-1] - 0.08, r.y[-1] - 0.12)
+            lab.setPos(r.label_x, r.label_y)
             lab.setToolTip(r.label)
         self._set_marks(g)
+        self.cover()
+
+    def cover(self) -> None:
+        """Widen the view to show every level point, unless the user has zoomed."""
+        ms = self.marks
+        if not ms or self.plot.user_view:
+            return
+        x0, x1, y0, y1 = self.plot.view_range()
+        xs, ys = [m.x for m in ms], [m.y for m in ms]
+        if min(xs) >= x0 and max(xs) <= x1 and min(ys) >= y0 and max(ys) <= y1:
+            return
+        self.plot.vb.setRange(xRange=(min(x0, min(xs) - MARGIN), max(x1, max(xs) + MARGIN)),
+                              yRange=(min(y0, min(ys) - MARGIN), max(y1, max(ys) + MARGIN)),
+                              padding=0.0)
 
     def _set_marks(self, g: LevelsGeometry) -> None:
         s = self.plot.style

@@ -21,12 +21,19 @@ from roofgui.presentation.levels_text import binding_sentence, capacity_sentence
 
 
 #: Where the level roofs start (log10 FLOP/byte): far left of any view the plot fits.
-ROOF_X0 = -6.0
+ROOF_X0, ROOF_X1 = -6.0, 12.0
+#: Short names drawn on the level roofs.
+SHORT = {"smem": "SMEM", "lds": "LDS", "vmem": "VMEM", "tmem": "TMEM", "l2": "L2", "cmem": "CMEM",
+         "mall": "MALL"}
+#: How far down its slant from the ridge (log10 units) a roof's label sits: the first level
+#: of a chip at LABEL_BACK, each further one LABEL_STEP further, so they stack apart.
+LABEL_BACK, LABEL_STEP = 0.9, 0.35
 
 
 @dataclass(frozen=True)
 class LevelRoof:
-    """A memory level's slanted roof on one chip, up to its ridge with the op's peak."""
+    """A memory level's roof on one chip: its slant up to the ridge with the op's peak, then
+    flat at that peak (where the chip's own compute roof is)."""
 
     chip_id: str
     level: str
@@ -38,6 +45,8 @@ class LevelRoof:
     ridge: float  # FLOP/byte where the slant meets the peak
     label: str
     tooltip: str
+    label_x: float = 0.0  # where the label's top-left corner sits (log10)
+    label_y: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -85,21 +94,24 @@ def levels_geometry(evaluation, colours: Mapping[str, int]) -> LevelsGeometry:
         levels[(e.op_index, e.chip_id)] = tl
         for p in tl.points:
             if p.level != "hbm" and p.bandwidth is not None and (e.chip_id, p.level) not in roofs:
-                roofs[(e.chip_id, p.level)] = _roof(e.chip_id, chip.label(), p, peak, colour)
+                n = sum(1 for cid, _ in roofs if cid == e.chip_id)
+                roofs[(e.chip_id, p.level)] = _roof(e.chip_id, chip.label(), p, peak, colour, n)
         marks += _marks(e, tl, colour)
     return LevelsGeometry(tuple(roofs.values()), tuple(marks), levels)
 
 
-def _roof(chip_id: str, chip_label: str, p, peak: float, colour: int) -> LevelRoof:
+def _roof(chip_id: str, chip_label: str, p, peak: float, colour: int, n: int) -> LevelRoof:
     ridge = peak / p.bandwidth
     xr = math.log10(ridge)
-    x = np.array([ROOF_X0, xr])
-    y = np.log10(p.bandwidth) + x
-    label = f"{p.name} {format_si(p.bandwidth, 'B/s')}"
+    x = np.array([ROOF_X0, xr, ROOF_X1])
+    y = np.minimum(np.log10(p.bandwidth) + x, math.log10(peak))
+    label = f"{SHORT.get(p.level, p.name)} {format_si(p.bandwidth, 'B/s')}"
+    lx = xr - LABEL_BACK - LABEL_STEP * n
     tip = (f"<b>{escape_html(chip_label)}</b> · {escape_html(p.name)}: "
            f"{format_si(p.bandwidth, 'B/s')} ({escape_html(p.kind)}, [{escape_html(p.source)}])"
            f"<br>ridge at {format_number(ridge)} FLOP/byte")
-    return LevelRoof(chip_id, p.level, p.name, colour, x, y, p.bandwidth, ridge, label, tip)
+    return LevelRoof(chip_id, p.level, p.name, colour, x, y, p.bandwidth, ridge, label, tip,
+                     lx, math.log10(p.bandwidth) + lx - 0.04)
 
 
 def _marks(e, tl: TiledLevels, colour: int) -> list[LevelMark]:

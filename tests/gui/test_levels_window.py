@@ -37,7 +37,7 @@ def test_a_typed_tile_draws_level_roofs_and_points_and_says_what_binds(win, qtbo
     assert w.doc.scenario.ops[0].tile == {"bm": 128, "bn": 128, "bk": 64}
     assert set(session.layer.roofs) == {("tpu-v5e", "vmem"), ("h100-sxm", "l2")}
     labels = {k: lab.toPlainText() for k, lab in session.layer.roof_labels.items()}
-    assert labels[("h100-sxm", "l2")] == "L2 cache 5.5 TB/s"
+    assert labels[("h100-sxm", "l2")] == "L2 5.5 TB/s"
     marks = {(m.chip_id, m.level): m for m in session.layer.marks}
     assert set(marks) == {("tpu-v5e", "vmem"), ("tpu-v5e", "hbm"), ("h100-sxm", "l2"),
                           ("h100-sxm", "hbm")}
@@ -91,3 +91,24 @@ def test_tile_text_forms(text, tile):
 def test_bad_tile_text(text, problem):
     with pytest.raises(ModelError, match=problem):
         parse_tile_text(text)
+
+
+def test_a_scenario_saved_with_a_tile_opens_with_its_levels_drawn(qtbot, shipped, tmp_path):
+    from roofgui.model.scenario import default_scenario, save_scenario
+
+    sc = default_scenario()
+    sc.ops[0].tile = {"bm": 128, "bn": 128, "bk": 64}
+    path = tmp_path / "tiled.json"
+    save_scenario(sc, path)
+    w = open_window(shipped, restore=False)
+    try:
+        assert w.controller.open_path(path, ask=False)
+        flush(w)
+        session = install_levels(w)
+        assert session.box.edit.text() == "bm=128, bn=128, bk=64"
+        assert set(session.layer.roofs) == {("tpu-v5e", "vmem"), ("h100-sxm", "l2")}
+        assert len(session.layer.marks) == 4 and "binds" in session.box.summary.text()
+        x0, x1, _, _ = w.roofline_plot.view_range()
+        assert all(x0 <= m.x <= x1 for m in session.layer.marks)  # the view shows them
+    finally:
+        close_quietly(w)
