@@ -15,10 +15,12 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QVBoxLayout
 
 from roofgui.gui.document import op_part
+from roofgui.gui.measured import session as measured_session
 from roofgui.model.errors import ModelError
 from roofgui.model.tiling import TILED_KINDS, make_tile
 from roofgui.plotting.levels_layer import LevelsLayer
-from roofgui.presentation.levels_geom import LevelsGeometry, level_summary, levels_geometry
+from roofgui.presentation.levels_geom import (LevelsGeometry, level_summary, levels_geometry,
+                                              measured_marks, with_measured_roofs)
 
 PLACEHOLDER = "untiled — e.g. bm=128, bn=128, bk=64"
 TIP = ("Output tile sizes of the matmul (bm rows × bn columns, and bk of the contracted "
@@ -136,17 +138,33 @@ class LevelsSession(QObject):
         if live is not None and hasattr(live, "evaluated"):
             live.evaluated.connect(lambda _ev: self.refresh())
         window.doc.changed.connect(self.on_doc_changed)
+        self.measured = measured_session(window)
+        if self.measured is not None:  # (its stars redrawn: an import, a clear, an evaluation)
+            self.measured.layer.item.sigPlotChanged.connect(self.on_measured_changed)
         if window.evaluation is not None:  # (a scenario opened before this was installed)
             self.refresh()
 
     def on_doc_changed(self, *_args) -> None:
         QTimer.singleShot(0, self, self.show_summary)  # (dropped once the window is gone)
 
+    def on_measured_changed(self, *_args) -> None:
+        QTimer.singleShot(0, self, self.show_measured)
+
+    def show_measured(self) -> None:
+        """Measured kernels' L2 / L1 points on the chip's levels (their HBM stars are the
+        measured layer's)."""
+        w = self.w
+        placed = self.measured.placed if self.measured is not None else []
+        chips = {c.id: c for c in getattr(w.evaluation, "chips", []) or []}
+        colours = dict(w.live.colours)
+        self.layer.set_geometry(with_measured_roofs(self.geometry, placed, chips, colours))
+        self.layer.set_measured(measured_marks(placed, chips, colours))
+
     def refresh(self) -> None:
         w = self.w
         ev = w.evaluation
         self.geometry = levels_geometry(ev, dict(w.live.colours)) if ev is not None else LevelsGeometry()
-        self.layer.set_geometry(self.geometry)
+        self.show_measured()
         self.show_summary()
 
     def show_summary(self) -> None:

@@ -43,6 +43,15 @@ class LevelsLayer(QtCore.QObject):
         self.rows.setZValue(8)
         plot.addItem(self.rows, ignoreBounds=True)
         self.marks = ()
+        #: measured kernels' points on the on-chip levels, and the rows joining each
+        #: kernel's points to its star on the HBM roof
+        self.measured_item = pg.ScatterPlotItem(antialias=True)
+        self.measured_item.setZValue(12)
+        plot.addItem(self.measured_item, ignoreBounds=True)
+        self.measured_rows = pg.PlotCurveItem(connect="finite")
+        self.measured_rows.setZValue(8)
+        plot.addItem(self.measured_rows, ignoreBounds=True)
+        self.measured = ()
         self.hover_tip: str | None = None
         plot.scene().sigMouseMoved.connect(self.on_mouse_moved)
 
@@ -111,12 +120,33 @@ class LevelsLayer(QtCore.QObject):
 
     def clear(self) -> None:
         self.set_geometry(LevelsGeometry())
+        self.set_measured(())
+
+    def set_measured(self, marks) -> None:
+        """Show measured kernels' level points (:class:`~.levels_geom.MeasuredMark`)."""
+        s = self.plot.style
+        self.measured = tuple(marks)
+        ms = self.measured
+        self.measured_item.setData(
+            x=[m.x for m in ms], y=[m.y for m in ms], data=[m.tooltip for m in ms],
+            symbol=[LEVEL_SYMBOLS.get(m.level, "t1") for m in ms], size=s.marker_size * 1.05,
+            brush=spot_brush(face_colour(s), 0.55),
+            pen=[spot_pen(s.colour(m.colour), s.marker_outline * 1.6) for m in ms])
+        self.measured_item.setVisible(bool(ms))
+        xs: list[float] = []
+        ys: list[float] = []
+        for m in ms:
+            if m.hbm_x is not None:
+                xs += [m.x, m.hbm_x, np.nan]
+                ys += [m.y, m.y, np.nan]
+        self.measured_rows.setData(np.array(xs, float), np.array(ys, float))
+        self.measured_rows.setPen(make_pen(s.neutral, s.guide_width, "dot", alpha=0.8))
+        self.measured_rows.setVisible(bool(xs))
 
     # -- hover -----------------------------------------------------------------------
     def tooltip_at_scene(self, scene_pos) -> str | None:
-        if not self.item.isVisible():
-            return None
-        hits = self.item.pointsAt(self.item.mapFromScene(scene_pos))
+        hits = [h for item in (self.item, self.measured_item) if item.isVisible()
+                for h in item.pointsAt(item.mapFromScene(scene_pos))]
         return "<br><hr>".join(h.data() for h in hits) or None
 
     def tooltip_at(self, x_log: float, y_log: float) -> str | None:

@@ -15,7 +15,7 @@ from typing import Mapping
 
 import numpy as np
 
-from roofgui.model.tiling import TILED_KINDS, TiledLevels, analysis_levels
+from roofgui.model.tiling import TILED_KINDS, LevelPoint, TiledLevels, analysis_levels
 from roofgui.model.units import format_number, format_si, format_time
 from roofgui.presentation.levels_text import binding_sentence, capacity_sentence
 
@@ -146,3 +146,73 @@ def level_summary(geometry: LevelsGeometry, op_index: int, chip_names: Mapping[s
         lines.append(f"{chip_names.get(cid, cid)}: {binding_sentence(tl)}"
                      + "".join(f"; {w}" for w in warns))
     return "\n".join(lines)
+
+
+#: Which chip level a measured kernel's cache bytes belong to: L2 bytes to ``l2``, L1 bytes
+#: to the chip's staging level (shared memory / L1 on NVIDIA, LDS on AMD).
+MEASURED_LEVELS = (("l2_bytes", ("l2",)), ("l1_bytes", ("smem", "lds")))
+
+
+@dataclass(frozen=True)
+class MeasuredMark:
+    """A measured kernel's point on one on-chip level (its FLOPs over that level's bytes)."""
+
+    chip_id: str
+    level: str
+    x: float
+    y: float
+    hbm_x: float | None  # the kernel's HBM point, for the row joining its points
+    colour: int
+    tooltip: str
+
+
+def measured_marks(placed, chips: Mapping[str, object], colours: Mapping[str, int]) -> tuple:
+    """Level points of measured kernels that carry L2 / L1 byte counts (Nsight Compute's
+    ``lts__t_bytes.sum`` and ``l1tex__t_bytes.sum``, rocprof-compute's TCC / TCP bytes)."""
+    out = []
+    for pk in placed:
+        k, pt = pk.kernel, pk.point
+        if not k.flops or not pt.achieved_flops or pt.achieved_flops <= 0:
+            continue
+        chip = chips.get(pt.chip)
+        levels = {lv.id: lv for lv in getattr(chip, "levels", ())}
+        for attr, ids in MEASURED_LEVELS:
+            nbytes = getattr(k, attr)
+            if not nbytes or nbytes <= 0:
+                continue
+            lv = next((levels[i] for i in ids if i in levels), None)
+            level = lv.id if lv else ids[0]
+            name = lv.name if lv else ("L2 cache" if attr == "l2_bytes" else "L1")
+            inten = k.flops / nbytes
+            roof = ""
+            if lv is not None and lv.bandwidth is not None:
+                att = min(pt.peak, inten * lv.bandwidth.value)
+                roof = (f"<br>roof {format_si(lv.bandwidth.value, 'B/s')}: attainable "
+                        f"{format_si(att, 'FLOP/s')} ({pt.achieved_flops / att:.0%} reached)")
+            tip = (f"<b>{escape_html(k.name)}</b> (measured) · {escape_html(name)}: "
+                   f"{format_si(nbytes, 'B')}, {format_number(inten)} FLOP/byte, "
+                   f"{format_si(pt.achieved_flops, 'FLOP/s')} achieved{roof}")
+            out.append(MeasuredMark(pt.chip, level, math.log10(inten), math.log10(pt.achieved_flops),
+                                    pk.x, colours.get(pt.chip, 0), tip))
+    return tuple(out)
+
+
+def with_measured_roofs(g: LevelsGeometry, placed, chips: Mapping[str, object],
+                        colours: Mapping[str, int]) -> LevelsGeometry:
+    """``g`` plus the level roofs of the chips measured kernels with cache bytes sit on
+    (against each kernel's peak), where ``g`` has none for that chip and level yet."""
+    roofs = {(r.chip_id, r.level): r for r in g.roofs}
+    for pk in placed:
+        k, pt = pk.kernel, pk.point
+        if not (k.l2_bytes or k.l1_bytes) or not k.flops:
+            continue
+        chip = chips.get(pt.chip)
+        for lv in getattr(chip, "levels", ()):
+            if lv.bandwidth is None or (pt.chip, lv.id) in roofs:
+                continue
+            n = sum(1 for cid, _ in roofs if cid == pt.chip)
+            p = LevelPoint(lv.id, lv.name, 1.0, 1.0, lv.bandwidth.value, None, None,
+                           kind=lv.kind, source=lv.bandwidth.source)
+            roofs[(pt.chip, lv.id)] = _roof(pt.chip, chip.label(), p, pt.peak,
+                                            colours.get(pt.chip, 0), n)
+    return LevelsGeometry(tuple(roofs.values()), g.marks, g.levels)

@@ -112,3 +112,36 @@ def test_a_scenario_saved_with_a_tile_opens_with_its_levels_drawn(qtbot, shipped
         assert all(x0 <= m.x <= x1 for m in session.layer.marks)  # the view shows them
     finally:
         close_quietly(w)
+
+
+def test_measured_kernels_with_l2_and_l1_bytes_appear_on_those_levels(qtbot, shipped):
+    import math
+    from pathlib import Path
+
+    from gui_helpers import EXAMPLES
+    from roofgui.gui.measured import install_measured
+
+    ncu = Path(__file__).resolve().parents[1] / "fixtures" / "measured" / "ncu_metrics.csv"
+    w = open_window(shipped, restore=False)
+    try:
+        assert w.controller.open_path(EXAMPLES / "09-mlp-on-three-gpus.json", ask=False)
+        flush(w)
+        measured, session = install_measured(w), install_levels(w)
+        assert session.layer.measured == ()
+        assert measured.import_files([ncu])
+        flush(w)
+        qtbot.waitUntil(lambda: len(session.layer.measured) == 2, timeout=3000)
+        marks = {m.level: m for m in session.layer.measured}
+        # the gemm: 137,441,116,160 FLOPs over 805,310,000 L2 bytes and 3,220,000,000 L1 bytes
+        assert marks["l2"].x == math.log10(137441116160.0 / 805310000.0)
+        assert marks["smem"].x == math.log10(137441116160.0 / 3220000000.0)
+        assert {m.chip_id for m in marks.values()} == {"h100-sxm"}
+        tip = session.layer.tooltip_at(marks["l2"].x, marks["l2"].y)
+        assert "(measured) · L2 cache" in tip and "roof 5.5 TB/s" in tip
+        assert set(session.layer.roofs) == {("h100-sxm", "l2")}  # the roof they sit under
+        measured.clear()
+        flush(w)
+        qtbot.waitUntil(lambda: session.layer.measured == (), timeout=3000)
+        assert session.layer.roofs == {}
+    finally:
+        close_quietly(w)
