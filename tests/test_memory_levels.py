@@ -90,6 +90,7 @@ def test_levels_round_trip_through_toml():
     ("h100-sxm", {"smem", "l2"}), ("h200", {"smem", "l2"}), ("b200", {"smem", "l2"}),
     ("a100-40gb", {"smem", "l2"}), ("a100-80gb", {"smem", "l2"}),
     ("mi300x", {"lds", "l2", "mall"}), ("mi325x", {"lds", "l2", "mall"}), ("tpu-v5e", {"vmem"}),
+    ("tpu-v4", {"vmem", "cmem"}),
 ])
 def test_shipped_chips_carry_their_levels_each_figure_cited_with_a_url(cid, want):
     chip = Catalog.load(user_dir=False).get(cid)
