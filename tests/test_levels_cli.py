@@ -86,3 +86,13 @@ def test_bad_tile_values_are_one_clear_message(capsys, tile, message):
 def test_tile_on_an_op_that_takes_none(capsys):
     rc, _, err = run(capsys, "analyze", "--op", "dot", "--chip", "h100-sxm", "--tile", "bm=8,bn=8")
     assert rc == 2 and "only a matmul op takes a tile (this scenario has dot)" in err
+
+
+def test_working_derives_each_levels_bytes(capsys):
+    rc, out, _ = run(capsys, "analyze", *HAND, "--chip", "h100-sxm", "--tile", "bm=128,bn=128,bk=64",
+                     "--working")
+    assert rc == 0
+    assert ("tile traffic T = B·D·2·⌈F/bn⌉ + D·F·2·⌈B/bm⌉ + B·F·2 = 256·1024·2·4 + 1024·512·2·2 "
+            "+ 256·512·2 = 4.46 MB") in out
+    assert "HBM: U: the operands fit in L2 cache; intensity 146.3 FLOP/B" in out
+    assert "tile working set = bm·bk·2 + bk·bn·2 + bm·bn·2 with bk = 64 = 65.5 kB" in out

@@ -280,7 +280,7 @@ def _print_entry(e, rec: dict, with_working: bool, out) -> None:
     if with_working:
         print("  Working:", file=out)
         extra = WORKING_EXTRAS.get(e.op.kind)
-        for line in [*working(e.analysis), *(extra(e) if extra else ())]:
+        for line in [*working(e.analysis), *(extra(e) if extra else ()), *tiles.working_levels(e)]:
             print(f"    {line}", file=out)
     print(file=out)
 

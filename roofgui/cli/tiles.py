@@ -9,7 +9,7 @@ from roofgui.cli.common import CliError, parse_kv
 from roofgui.model.errors import ModelError
 from roofgui.model.tiling import TILED_KINDS, analysis_levels, make_tile
 from roofgui.model.units import parse_quantity
-from roofgui.presentation.levels_text import level_rows, levels_json
+from roofgui.presentation.levels_text import level_rows, levels_json, working_lines
 
 
 def apply_tile(scenario, text: str | None) -> None:
@@ -49,3 +49,9 @@ def table_levels(entry) -> list[tuple[str, str]]:
     if tl is None:
         return []
     return [("Tile", " × ".join(f"{k}={v}" for k, v in entry.op.tile.items())), *level_rows(tl)]
+
+
+def working_levels(entry) -> list[str]:
+    """``--working`` lines of a tiled entry (none when untiled)."""
+    tl = _levels(entry)
+    return [] if tl is None else working_lines(tl, entry.op.tile)

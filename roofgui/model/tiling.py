@@ -124,6 +124,13 @@ class TiledLevels:
     flops: float
     t_math: float
     points: tuple[LevelPoint, ...]
+    #: the tile traffic T, the operands once U, the tile's working set (bytes), how T and
+    #: U were counted (with the numbers), and the cache that holds the operands (if any)
+    tiled_bytes: float = 0.0
+    once_bytes: float = 0.0
+    working_bytes: float = 0.0
+    formulas: tuple[str, str, str] = ("", "", "")
+    held_by: str | None = None
 
     @property
     def binding(self) -> LevelPoint | None:
@@ -159,27 +166,32 @@ def tiled_matmul_levels(dims: Mapping[str, float], dtypes: Mapping[str, str] | N
     bk = tile.bk if tile.bk is not None else D
     working = tile.bm * bk * sx + bk * tile.bn * sw + tile.bm * tile.bn * sz
 
+    nf, nb = math.ceil(F / tile.bn), math.ceil(B / tile.bm)
+    formulas = (f"B·D·{sx:g}·⌈F/bn⌉ + D·F·{sw:g}·⌈B/bm⌉ + B·F·{sz:g} = {B:g}·{D:g}·{sx:g}·{nf} + "
+                f"{D:g}·{F:g}·{sw:g}·{nb} + {B:g}·{F:g}·{sz:g}",
+                f"B·D·{sx:g} + D·F·{sw:g} + B·F·{sz:g}",
+                f"bm·bk·{sx:g} + bk·bn·{sw:g} + bm·bn·{sz:g} with bk = {bk:g}")
     points: list[LevelPoint] = []
-    held = False  # do the operands fit in a cache level nearer the compute units?
+    held = None  # the cache level nearer the compute units that holds the operands
     seen_cache = False
     for lv in chip.levels:
         if lv.role == "staging":
             nbytes, footprint = tiled, working
         else:
-            nbytes = once if (held and seen_cache) else tiled
+            nbytes = once if (held is not None and seen_cache) else tiled
             footprint = once
             seen_cache = True
         cap = lv.capacity.value if lv.capacity else None
         bw = lv.bandwidth.value if lv.bandwidth else None
         points.append(_point(lv.id, lv.name, nbytes, flops, peak, bw, cap, footprint, lv.scope,
                              lv.kind, (lv.bandwidth or lv.capacity).source))
-        if lv.role == "cache" and cap is not None and once <= cap:
-            held = True
-    hbm_bytes = once if held else tiled
+        if lv.role == "cache" and cap is not None and once <= cap and held is None:
+            held = lv.name
+    hbm_bytes = once if held is not None else tiled
     hbm = chip.hbm_bandwidth
     points.append(_point("hbm", "HBM", hbm_bytes, flops, peak, hbm_bandwidth, None, None, "per chip",
                          "vendor", hbm.source))
-    return TiledLevels(flops, flops / peak, tuple(points))
+    return TiledLevels(flops, flops / peak, tuple(points), tiled, once, working, formulas, held)
 
 
 def _point(level, name, nbytes, flops, peak, bw, cap, footprint, scope, kind, source) -> LevelPoint:

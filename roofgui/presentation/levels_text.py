@@ -80,3 +80,21 @@ def _level_lines(lv: MemoryLevel) -> list[str]:
         alts = f" (other sources: {f.alternatives})" if f.alternatives else ""
         out.append(f"    {label:<11} {shown:>14}  [{f.source}]{note}{alts}")
     return out
+
+
+def working_lines(tl: TiledLevels, tile: dict[str, int]) -> list[str]:
+    """The derivation of each level's bytes, for ``analyze --working``."""
+    f_t, f_u, f_w = tl.formulas
+    lines = [f"Tile {' × '.join(f'{k}={v}' for k, v in tile.items())}",
+             f"  tile traffic T = {f_t} = {format_si(tl.tiled_bytes, 'B')}",
+             f"  operands once U = {f_u} = {format_si(tl.once_bytes, 'B')}",
+             f"  tile working set = {f_w} = {format_capacity(tl.working_bytes)}"]
+    held = f"U: the operands fit in {tl.held_by}" if tl.held_by else "T: no cache nearer holds the operands"
+    for p in tl.points:
+        why = ("T: every tile load passes through it" if p.bytes == tl.tiled_bytes
+               else held if p.level == "hbm" or p.bytes == tl.once_bytes else "")
+        t = "no published bandwidth" if p.t is None else \
+            f"t = {format_si(p.bytes, 'B')} / {format_si(p.bandwidth, 'B/s')} = {format_time(p.t)}"
+        lines.append(f"  {p.name}: {why}; intensity {format_number(p.intensity)} FLOP/B; {t}")
+    lines.append(f"  {binding_sentence(tl)}")
+    return lines
