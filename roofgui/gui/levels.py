@@ -85,6 +85,7 @@ class TileBox(QGroupBox):
         self.summary.setWordWrap(True)
         for w in (self.edit, self.message, self.summary):
             lay.addWidget(w)
+        self.shown_op: tuple[int, int] | None = None  # (selected, number of ops) shown
         self.edit.editingFinished.connect(self.commit)
         doc.changed.connect(self.sync)
         self.sync()
@@ -94,7 +95,12 @@ class TileBox(QGroupBox):
         sc = self.doc.scenario
         op = sc.ops[sc.selected] if sc.ops and 0 <= sc.selected < len(sc.ops) else None
         self.setVisible(op is not None and op.kind in TILED_KINDS)
-        if op is None or self.edit.hasFocus() or self.message.isVisible():
+        shown, self.shown_op = self.shown_op, (sc.selected, len(sc.ops))
+        if shown != self.shown_op:  # another op: its own tile, no error left from the last
+            self.message.hide()
+        elif self.edit.hasFocus() or self.message.isVisible():
+            return
+        if op is None:
             return
         self.edit.setText(", ".join(f"{k}={v}" for k, v in (op.tile or {}).items()))
 

@@ -145,3 +145,23 @@ def test_measured_kernels_with_l2_and_l1_bytes_appear_on_those_levels(qtbot, shi
         assert session.layer.roofs == {}
     finally:
         close_quietly(w)
+
+
+def test_the_box_follows_the_selected_op(win, qtbot):
+    from roofgui.model.scenario import OpSpec
+
+    w, session = win
+    type_tile(qtbot, w, session, "bm=128,bn=0")  # an error on the matmul
+    assert session.box.message.isVisible()
+
+    def add(s):
+        s.ops.append(OpSpec("dot", "dot", {"N": 1024}))
+        s.selected = 1
+
+    w.doc.edit("Add dot", add)
+    flush(w)
+    assert not session.box.isVisible()  # a dot product takes no tile
+    w.form.ops.list.setCurrentRow(0)
+    flush(w)
+    assert session.box.isVisible() and not session.box.message.isVisible()
+    assert session.box.edit.text() == ""  # the matmul's own (untiled) tile, not the bad text
