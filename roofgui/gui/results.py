@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from roofgui.model.chips import SCALE_UP
 from roofgui.model.errors import ModelError
 from roofgui.model.ops import OP_KINDS
+from roofgui.gui.summary_table import SummaryTable
 from roofgui.presentation.report import record, working
+from roofgui.presentation.summary import summarise
 from roofgui.model.scenario import Scenario
 from roofgui.model.evaluate import Evaluation
 from roofgui.model.units import format_number, format_si, format_time
@@ -162,7 +164,13 @@ class ResultsPanel(QWidget):
         self.splitter.addWidget(self._build_working(top))
         self.splitter.setStretchFactor(0, 11)
         self.splitter.setStretchFactor(1, 9)
-        lay.addWidget(self.splitter, 1)
+        self.summary = SummaryTable()
+        self.outer = QSplitter(Qt.Orientation.Vertical)  # (the summary above the op's detail)
+        self.outer.addWidget(self.summary)
+        self.outer.addWidget(self.splitter)
+        self.outer.setStretchFactor(0, 2)
+        self.outer.setStretchFactor(1, 3)
+        lay.addWidget(self.outer, 1)
         self._rows: list[tuple[str, str, str, str]] = []
         self._records: list[dict] = []
         self._text = ""
@@ -214,6 +222,7 @@ class ResultsPanel(QWidget):
     # -- updating --------------------------------------------------------------------
     def update_from(self, scenario: Scenario, evaluation: Evaluation) -> None:
         """Show the selected op's figures on every chip, and the working."""
+        self.summary.show_summary(summarise(evaluation.entries, evaluation.chips, scenario.selected))
         if not scenario.ops:
             self.heading.setText("No op: add one in the form.")
             self._rows, self._records = [], []

@@ -1,0 +1,109 @@
+"""The summary table: every op on every chip, verdict first, the whole block on top.
+
+Rows and text come from :func:`roofgui.presentation.summary.summarise`; this module only
+lays them out (the totals row bold, the selected op's row marked, each cell tinted by
+its bound).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetrics
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from roofgui.presentation.summary import TOTAL_LABEL, Cell, Summary
+
+#: Cell tints per bound (light enough for black text, also read on a dark palette).
+BOUND_TINTS = {"compute": "#2e7d3233", "memory": "#c6282833", "network": "#ef6c0033"}
+
+
+def _argb(hex_rgba: str) -> QColor:
+    c = QColor(hex_rgba[:7])
+    c.setAlpha(int(hex_rgba[7:9], 16))
+    return c
+
+
+class SummaryTable(QTableWidget):
+    """Ops down, chips across; the first row is the time of the whole block per chip."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(0, 0, parent)
+        self.setAccessibleName("Summary table")
+        self.setToolTip("Every op on every checked chip: bound · T_lower · utilisation. The first "
+                        "row sums the ops (the time of the whole block). Ctrl+C copies cells.")
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.setWordWrap(False)
+        self.setTabKeyNavigation(False)
+        self._summary = Summary()
+
+    def show_summary(self, s: Summary) -> None:
+        """Fill the table from ``s`` (items are reused; only changed text is set)."""
+        self._summary = s
+        rows = [(TOTAL_LABEL, s.totals)] + list(zip(s.rows, s.cells))
+        self.setRowCount(len(rows))
+        self.setColumnCount(len(s.chips))
+        for c, chip in enumerate(s.chips):
+            self._header(c, chip.replace(" (", "\n(", 1), horizontal=True)
+        selected = {r + 1 for r in s.selected_rows}
+        for r, (label, cells) in enumerate(rows):
+            self._header(r, ("▸ " if r in selected else "") + label, horizontal=False)
+            for c, cell in enumerate(cells):
+                self._set(r, c, cell, bold=(r == 0 or r in selected))
+        self._fit()
+
+    def _header(self, i: int, text: str, horizontal: bool) -> None:
+        item = self.horizontalHeaderItem(i) if horizontal else self.verticalHeaderItem(i)
+        if item is None:
+            item = QTableWidgetItem(text)
+            (self.setHorizontalHeaderItem if horizontal else self.setVerticalHeaderItem)(i, item)
+        elif item.text() != text:
+            item.setText(text)
+
+    def _set(self, r: int, c: int, cell: Cell | None, bold: bool) -> None:
+        item = self.item(r, c)
+        if item is None:
+            item = QTableWidgetItem()
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.setItem(r, c, item)
+        text = cell.text() if cell else "—"
+        if item.text() != text:
+            item.setText(text)
+            item.setToolTip(f"{text}\n{cell.note}".strip() if cell else "No result on this chip.")
+        tint = BOUND_TINTS.get(cell.bound) if cell else None
+        item.setBackground(QBrush(_argb(tint)) if tint else QBrush())
+        if item.font().bold() != bold:
+            f = item.font()
+            f.setBold(bold)
+            item.setFont(f)
+
+    def _fit(self) -> None:
+        """Each column as wide as its widest cell or heading line (the table scrolls
+        sideways past the panel's width rather than cut a verdict)."""
+        fm, hfm = self.fontMetrics(), self.horizontalHeader().fontMetrics()
+        bold = self.font()
+        bold.setBold(True)
+        bfm = QFontMetrics(bold)
+        for c in range(self.columnCount()):
+            head = self.horizontalHeaderItem(c).text().split("\n")
+            need = max([hfm.horizontalAdvance(h) for h in head]
+                       + [(bfm if self.item(r, c).font().bold() else fm).horizontalAdvance(
+                           self.item(r, c).text()) for r in range(self.rowCount())])
+            if self.columnWidth(c) != need + 16:
+                self.setColumnWidth(c, need + 16)
+
+    # -- reading ---------------------------------------------------------------------
+    def summary(self) -> Summary:
+        return self._summary
+
+    def text(self) -> str:
+        """The table as tab-separated text (for the clipboard)."""
+        lines = ["\t".join([""] + [h.replace("\n", " ") for h in
+                                   (self.horizontalHeaderItem(c).text()
+                                    for c in range(self.columnCount()))])]
+        for row in self._summary.text_rows():
+            lines.append("\t".join(row))
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,64 @@
+"""The results' summary table: every op on every chip, verdict first, the whole block on top."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+
+from gui_helpers import flush, three_ops
+from roofgui.model.units import format_time
+
+
+def summary_texts(w):
+    t = w.results.summary
+    return {(t.verticalHeaderItem(r).text(), c): t.item(r, c).text()
+            for r in range(t.rowCount()) for c in range(t.columnCount())}
+
+
+def test_every_op_on_every_chip_with_the_block_total_first(window, qtbot):
+    window.doc.load(three_ops())
+    flush(window)
+    t = window.results.summary
+    assert t.isVisible()
+    assert [t.horizontalHeaderItem(c).text().split("\n")[0] for c in range(3)] == [
+        "Google TPU v5e", "NVIDIA H100 SXM", "AMD Instinct MI300X"]
+    heads = [t.verticalHeaderItem(r).text() for r in range(t.rowCount())]
+    assert heads == ["Whole block (Σ ops)", "▸ bf16", "int8 w", "sharded"]
+    # the verdict first: bound · T_lower · utilisation; the total sums the ops' T_lower
+    for c in range(3):
+        cells = [t.item(r, c).text() for r in range(1, 4)]
+        assert all(x.split(" · ")[0] in ("compute", "memory", "network") for x in cells)
+        recs = []
+        for i in range(3):
+            window.form.ops.list.setCurrentRow(i)
+            flush(window)
+            recs.append(window.results.records()[c])
+        total = sum(r["t_lower"] for r in recs)
+        assert t.item(0, c).text().split(" · ")[1] == format_time(total)
+        assert t.item(0, c).font().bold()
+    # the summary sits above the per-op detail
+    y_summary = t.mapTo(window, QPoint(0, 0)).y()
+    assert y_summary < window.results.table.mapTo(window, QPoint(0, 0)).y()
+
+
+def test_selecting_and_editing_an_op_updates_its_row_and_the_totals(window, qtbot):
+    window.doc.load(three_ops())
+    flush(window)
+    window.form.ops.list.setCurrentRow(1)
+    flush(window)
+    t = window.results.summary
+    assert t.verticalHeaderItem(2).text() == "▸ int8 w"
+    assert t.verticalHeaderItem(1).text() == "bf16"
+    before = summary_texts(window)
+    edit = window.form.editor.dim_edit("B")
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "4096")
+    flush(window)
+    after = summary_texts(window)
+    assert after[("▸ int8 w", 0)] != before[("▸ int8 w", 0)]
+    assert after[("bf16", 0)] == before[("bf16", 0)]
+    assert after[("Whole block (Σ ops)", 0)] != before[("Whole block (Σ ops)", 0)]
+    # Tab reaches the summary table on its way to the detail table
+    t.setFocus()
+    qtbot.keyClick(t, Qt.Key.Key_Tab)
+    assert window.focusWidget() is window.results.table
