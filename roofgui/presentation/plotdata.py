@@ -15,7 +15,7 @@ powers of ten).  The names live in small modules, gathered here for the callers:
 The sweep plot's geometry is :mod:`.sweepgeom`.
 """
 
-from roofgui.presentation.colours import OP_DASHES, assign_colours
+from roofgui.presentation.colours import OP_DASHES, ChipLook, assign_colours, chip_look
 from roofgui.presentation.placement import (label_rects, least_covered, place_label,
                                             spread_1d, stack_rows, view_covers)
 from roofgui.presentation.polylines import (DRAWN_PER_DECADE, DRAWN_POINTS, densify, densify_many,
@@ -29,7 +29,7 @@ from roofgui.presentation.ticks import log_ticks, nice_range, tick_label, tick_l
 from roofgui.presentation.tooltips import BOUND_LABELS, format_intensity, point_tooltip
 
 __all__ = [
-    "BOUND_LABELS", "BOUND_SYMBOLS", "ChipGeometry", "ChipRoofs", "DRAWN_PER_DECADE", "DRAWN_POINTS", "LOG_INF",
+    "BOUND_LABELS", "BOUND_SYMBOLS", "ChipGeometry", "ChipLook", "chip_look", "ChipRoofs", "DRAWN_PER_DECADE", "DRAWN_POINTS", "LOG_INF",
     "OP_DASHES", "OpLabel", "Point", "REGION_KINDS", "REGION_LABELS", "REGION_SHORT", "Region",
     "Ridge", "Roof", "RooflineGeometry", "assign_colours", "chip_geometry", "densify",
     "densify_many", "format_intensity", "key_points", "label_rects", "least_covered",
