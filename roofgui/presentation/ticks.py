@@ -69,7 +69,8 @@ def tick_label(v_log: float, kind: str = "si") -> str:
     """Label for a tick at log10 value ``v_log``.
 
     ``kind``: ``"si"`` → ``100 T``, ``1 P``; ``"plain"`` → ``0.1``, ``10``, ``1k``, ``10M``;
-    ``"time"`` → ``100 µs``, ``1 ms``, ``10 s``.
+    ``"time"`` → ``100 µs``, ``1 ms``, ``10 s``; ``"rate"`` (tokens or requests per
+    second) as ``"si"`` from 1 up, and ``0.5``, ``0.01`` below (never ``500 m``).
     """
     v = _power(v_log)
     if v is None:
@@ -78,7 +79,7 @@ def tick_label(v_log: float, kind: str = "si") -> str:
     v = float(f"{v:.3g}")
     if kind == "time":
         return format_time(v, 3)
-    if kind == "plain":
+    if kind == "plain" or (kind == "rate" and v < 1):
         if v < 1000:
             return f"{v:g}"
         return format_si(v, "", 3).replace(" ", "")
@@ -89,7 +90,8 @@ def tick_label_exact(v_log: float, kind: str = "si") -> str:
     """A readout value at log10 ``v_log`` with 3 significant digits.
 
     ``"si"`` gives ``"197 T"`` (append a unit directly: ``197 TFLOP/s``),
-    ``"plain"`` gives ``"241"`` / ``"4.38k"``, ``"time"`` gives ``"174 µs"``.
+    ``"plain"`` gives ``"241"`` / ``"4.38k"``, ``"time"`` gives ``"174 µs"``, ``"rate"``
+    gives ``"0.05 "`` below 1 (append ``tok/s``) and as ``"si"`` from 1 up.
     """
     v = _power(v_log)
     if v is None:
@@ -98,6 +100,8 @@ def tick_label_exact(v_log: float, kind: str = "si") -> str:
         return format_time(v, 3)
     if kind == "plain":
         return f"{v:.3g}" if v < 1000 else format_si(v, "", 3).replace(" ", "")
+    if kind == "rate" and v < 0.9995:
+        return f"{v:.3g} "
     t = format_si(v, "", 3)
     return t if " " in t else t + " "
 
