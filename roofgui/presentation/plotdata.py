@@ -25,7 +25,8 @@ from roofgui.presentation.regions import (LOG_INF, REGION_KINDS, REGION_LABELS, 
 from roofgui.presentation.roofgeom import (BOUND_SYMBOLS, ChipGeometry, ChipRoofs, OpLabel,
                                            Point, Ridge, Roof, RooflineGeometry, chip_geometry,
                                            key_points, op_labels, roofline_geometry)
-from roofgui.presentation.ticks import log_ticks, nice_range, tick_label, tick_label_exact
+from roofgui.presentation.ticks import (log_tick_levels, log_ticks, nice_range, tick_label,
+                                       tick_label_exact)
 from roofgui.presentation.tooltips import BOUND_LABELS, format_intensity, point_tooltip
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
     "OP_DASHES", "OpLabel", "Point", "REGION_KINDS", "REGION_LABELS", "REGION_SHORT", "Region",
     "Ridge", "Roof", "RooflineGeometry", "assign_colours", "chip_geometry", "densify",
     "densify_many", "format_intensity", "key_points", "label_rects", "least_covered",
-    "log_ticks", "nice_range", "op_labels", "place_label", "point_tooltip", "region_at",
+    "log_tick_levels", "log_ticks", "nice_range", "op_labels", "place_label", "point_tooltip", "region_at",
     "region_intervals", "roofline_geometry", "spread_1d", "stack_rows", "sweep_drawing",
     "tick_label", "tick_label_exact", "view_covers",
 ]

@@ -49,6 +49,28 @@ def log_ticks(lo: float, hi: float, max_major: int = 9) -> tuple[list[float], li
     return majors, minors
 
 
+#: Views spanning fewer decades than this label the 2× and 5× ticks too (room allowing).
+INTERMEDIATE_SPAN = 3.0
+
+
+def log_tick_levels(lo: float, hi: float, max_major: int = 9
+                    ) -> tuple[list[float], list[float], list[float]]:
+    """Major, intermediate and minor tick positions (log10) for a log axis on [lo, hi].
+
+    As :func:`log_ticks`, and when fewer than :data:`INTERMEDIATE_SPAN` decades are in
+    view and the axis has room for them (``max_major`` labels in all), the 2× and 5×
+    ticks move from the minors to a level of their own, which is labelled (20, 50,
+    200 …), so a zoomed-in view reads without counting minor ticks.
+    """
+    majors, minors = log_ticks(lo, hi, max_major)
+    if not majors and not minors or hi - lo >= INTERMEDIATE_SPAN:
+        return majors, [], minors
+    mids = [v for v in minors if round(10 ** (v - math.floor(v + 1e-9))) in (2, 5)]
+    if len(majors) + len(mids) > max(1, min(int(max_major), MAX_MAJORS)):
+        return majors, [], minors
+    return majors, mids, [v for v in minors if v not in mids]
+
+
 def _power(v_log: float) -> float | None:
     """``10 ** v_log``, or None where a float cannot hold it (or it is not a number)."""
     if not math.isfinite(v_log) or abs(v_log) > _FLOAT_LOG_MAX:
