@@ -7,7 +7,7 @@ its bound).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
@@ -24,13 +24,17 @@ def _argb(hex_rgba: str) -> QColor:
 
 
 class SummaryTable(QTableWidget):
-    """Ops down, chips across; the first row is the time of the whole block per chip."""
+    """Ops down, chips across; the first row is the time of the whole block per chip.
+    Clicking an op's row (or moving onto it with the arrows) says which op: ``opChosen``."""
+
+    opChosen = Signal(int)
 
     def __init__(self, parent=None) -> None:
         super().__init__(0, 0, parent)
         self.setAccessibleName("Summary table")
         self.setToolTip("Every op on every checked chip: bound · T_lower · utilisation. The first "
-                        "row sums the ops (the time of the whole block). Ctrl+C copies cells.")
+                        "row sums the ops (the time of the whole block). Click an op's row to "
+                        "select it. Ctrl+C copies cells.")
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -39,13 +43,21 @@ class SummaryTable(QTableWidget):
         self.setWordWrap(False)
         self.setTabKeyNavigation(False)
         self._summary = Summary()
+        self.currentCellChanged.connect(self._moved)
+
+    def _moved(self, row: int, _col: int, old_row: int, _old_col: int) -> None:
+        ops = self._summary.op_indices
+        if row != old_row and 1 <= row <= len(ops) and not self.signalsBlocked():
+            self.opChosen.emit(ops[row - 1])
 
     def show_summary(self, s: Summary) -> None:
         """Fill the table from ``s`` (items are reused; only changed text is set)."""
         self._summary = s
         rows = [(TOTAL_LABEL, s.totals)] + list(zip(s.rows, s.cells))
+        blocked = self.blockSignals(True)  # (a shrinking table moves its current cell)
         self.setRowCount(len(rows))
         self.setColumnCount(len(s.chips))
+        self.blockSignals(blocked)
         for c, chip in enumerate(s.chips):
             self._header(c, chip.replace(" (", "\n(", 1), horizontal=True)
         selected = {r + 1 for r in s.selected_rows}

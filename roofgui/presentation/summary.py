@@ -46,6 +46,7 @@ class Summary:
     cells: list[list[Cell | None]] = field(default_factory=list)  # [row][chip]
     totals: list[Cell | None] = field(default_factory=list)  # [chip]
     selected_rows: list[int] = field(default_factory=list)  # rows of the selected op
+    op_indices: list[int] = field(default_factory=list)  # [row]: the op it shows
 
     def text_rows(self) -> list[list[str]]:
         """Every row as text, the totals first: ``[label, cell per chip ...]``."""
@@ -98,6 +99,7 @@ def summarise(entries: Iterable, chips: Sequence, selected: int = -1) -> Summary
                 cells=[by_key[k] for k in keys])
     s.totals = [_total([row[c] for row in s.cells], s.rows) for c in range(len(chips))]
     s.selected_rows = [r for r, k in enumerate(keys) if k[0] == selected]
+    s.op_indices = [k[0] for k in keys]
     return s
 
 

@@ -62,3 +62,24 @@ def test_selecting_and_editing_an_op_updates_its_row_and_the_totals(window, qtbo
     t.setFocus()
     qtbot.keyClick(t, Qt.Key.Key_Tab)
     assert window.focusWidget() is window.results.table
+
+
+def test_clicking_an_ops_row_or_arrowing_onto_it_selects_that_op(window, qtbot):
+    window.doc.load(three_ops())
+    flush(window)
+    t = window.results.summary
+    rect = t.visualItemRect(t.item(3, 1))  # "sharded" on the second chip
+    qtbot.mouseClick(t.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    flush(window)
+    assert window.doc.scenario.selected == 2
+    assert window.form.ops.list.currentRow() == 2
+    assert t.verticalHeaderItem(3).text() == "▸ sharded"
+    assert window.results.heading.text().startswith("sharded — ")
+    qtbot.keyClick(t, Qt.Key.Key_Up)
+    flush(window)
+    assert window.doc.scenario.selected == 1
+    # the totals row is no op: clicking it keeps the selection
+    rect = t.visualItemRect(t.item(0, 0))
+    qtbot.mouseClick(t.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    flush(window)
+    assert t.currentRow() == 0 and window.doc.scenario.selected == 1
