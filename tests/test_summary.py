@@ -5,12 +5,13 @@ from types import SimpleNamespace
 from roofgui import cli
 from roofgui.model.catalog import Catalog
 from roofgui.model.evaluate import evaluate_scenario
+from roofgui.model.roofline import BOUNDS
 from roofgui.model.scenario import OpSpec, Scenario
 from roofgui.presentation.summary import TOTAL_LABEL, summarise, summary_lines
 
 
 def entry(i, label, chip, bound, t_lower, util):
-    res = SimpleNamespace(bound=bound, t_lower=t_lower, utilisation=util)
+    res = SimpleNamespace(bound_code=BOUNDS.index(bound), t_lower=t_lower, utilisation=util)
     return SimpleNamespace(op_index=i, label=label, chip_id=chip,
                            analysis=SimpleNamespace(result=res))
 

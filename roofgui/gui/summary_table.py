@@ -7,7 +7,7 @@ its bound).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
@@ -21,6 +21,9 @@ def _argb(hex_rgba: str) -> QColor:
     c = QColor(hex_rgba[:7])
     c.setAlpha(int(hex_rgba[7:9], 16))
     return c
+
+
+_TINTS = {b: QBrush(_argb(t)) for b, t in BOUND_TINTS.items()}
 
 
 class SummaryTable(QTableWidget):
@@ -43,7 +46,15 @@ class SummaryTable(QTableWidget):
         self.setWordWrap(False)
         self.setTabKeyNavigation(False)
         self._summary = Summary()
+        #: (row, col) -> (text, bold, its width in pixels) as shown
+        self._shown: dict[tuple[int, int], tuple[str, bool, int]] = {}
         self.currentCellChanged.connect(self._moved)
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and self._shown:  # (measured again)
+            self._shown = {}
+            self.show_summary(self._summary)
 
     def _moved(self, row: int, _col: int, old_row: int, _old_col: int) -> None:
         ops = self._summary.op_indices
@@ -51,21 +62,36 @@ class SummaryTable(QTableWidget):
             self.opChosen.emit(ops[row - 1])
 
     def show_summary(self, s: Summary) -> None:
-        """Fill the table from ``s`` (items are reused; only changed text is set)."""
+        """Fill the table from ``s``: only the cells whose text or weight changed are
+        touched, and only their columns are measured again (an edit changes one row)."""
         self._summary = s
-        rows = [(TOTAL_LABEL, s.totals)] + list(zip(s.rows, s.cells))
+        cells = [s.totals] + s.cells
+        texts = s.text_rows()
+        selected = {r + 1 for r in s.selected_rows}
         blocked = self.blockSignals(True)  # (a shrinking table moves its current cell)
-        self.setRowCount(len(rows))
-        self.setColumnCount(len(s.chips))
+        if (self.rowCount(), self.columnCount()) != (len(texts), len(s.chips)):
+            self.setRowCount(len(texts))
+            self.setColumnCount(len(s.chips))
+            self._shown = {}
         self.blockSignals(blocked)
         for c, chip in enumerate(s.chips):
             self._header(c, chip.replace(" (", "\n(", 1), horizontal=True)
-        selected = {r + 1 for r in s.selected_rows}
-        for r, (label, cells) in enumerate(rows):
-            self._header(r, ("▸ " if r in selected else "") + label, horizontal=False)
-            for c, cell in enumerate(cells):
-                self._set(r, c, cell, bold=(r == 0 or r in selected))
-        self._fit()
+        changed: set[int] = set()
+        fm = (self.fontMetrics(), self._bold_metrics())
+        for r, row in enumerate(texts):
+            bold = r == 0 or r in selected
+            self._header(r, ("▸ " if r in selected else "") + row[0], horizontal=False)
+            for c, text in enumerate(row[1:]):
+                if self._shown.get((r, c), ("", False, 0))[:2] != (text, bold):
+                    self._shown[(r, c)] = (text, bold, fm[bold].horizontalAdvance(text))
+                    self._set(r, c, cells[r][c], text, bold)
+                    changed.add(c)
+        self._fit(changed)
+
+    def _bold_metrics(self) -> QFontMetrics:
+        bold = self.font()
+        bold.setBold(True)
+        return QFontMetrics(bold)
 
     def _header(self, i: int, text: str, horizontal: bool) -> None:
         item = self.horizontalHeaderItem(i) if horizontal else self.verticalHeaderItem(i)
@@ -75,35 +101,30 @@ class SummaryTable(QTableWidget):
         elif item.text() != text:
             item.setText(text)
 
-    def _set(self, r: int, c: int, cell: Cell | None, bold: bool) -> None:
+    def _set(self, r: int, c: int, cell: Cell | None, text: str, bold: bool) -> None:
         item = self.item(r, c)
         if item is None:
             item = QTableWidgetItem()
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.setItem(r, c, item)
-        text = cell.text() if cell else "—"
-        if item.text() != text:
-            item.setText(text)
-            item.setToolTip(f"{text}\n{cell.note}".strip() if cell else "No result on this chip.")
-        tint = BOUND_TINTS.get(cell.bound) if cell else None
-        item.setBackground(QBrush(_argb(tint)) if tint else QBrush())
-        if item.font().bold() != bold:
-            f = item.font()
-            f.setBold(bold)
-            item.setFont(f)
+        item.setText(text)
+        item.setToolTip(f"{text}\n{cell.note}".strip() if cell else "No result on this chip.")
+        item.setBackground(_TINTS.get(cell.bound if cell else "", QBrush()))
+        f = item.font()
+        f.setBold(bold)
+        item.setFont(f)
 
-    def _fit(self) -> None:
+    def _fit(self, columns: set[int]) -> None:
         """Each column as wide as its widest cell or heading line (the table scrolls
         sideways past the panel's width rather than cut a verdict)."""
-        fm, hfm = self.fontMetrics(), self.horizontalHeader().fontMetrics()
-        bold = self.font()
-        bold.setBold(True)
-        bfm = QFontMetrics(bold)
-        for c in range(self.columnCount()):
+        hfm = self.horizontalHeader().fontMetrics()
+        widest: dict[int, int] = {}
+        for (_r, c), (_t, _b, w) in self._shown.items():
+            if c in columns and w > widest.get(c, 0):
+                widest[c] = w
+        for c in columns:
             head = self.horizontalHeaderItem(c).text().split("\n")
-            need = max([hfm.horizontalAdvance(h) for h in head]
-                       + [(bfm if self.item(r, c).font().bold() else fm).horizontalAdvance(
-                           self.item(r, c).text()) for r in range(self.rowCount())])
+            need = max([hfm.horizontalAdvance(h) for h in head] + [widest.get(c, 0)])
             if self.columnWidth(c) != need + 16:
                 self.setColumnWidth(c, need + 16)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from roofgui.model.roofline import BOUNDS
 from roofgui.model.units import format_time
 
 #: The label of the row of totals.
@@ -58,7 +59,7 @@ class Summary:
 
 def _cell(analysis) -> Cell:
     r = analysis.result
-    return Cell(str(r.bound), float(r.t_lower), float(r.utilisation))
+    return Cell(BOUNDS[int(r.bound_code)], float(r.t_lower), float(r.utilisation))
 
 
 def _total(cells: Sequence[Cell | None], labels: Sequence[str]) -> Cell | None:

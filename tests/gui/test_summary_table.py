@@ -83,3 +83,28 @@ def test_clicking_an_ops_row_or_arrowing_onto_it_selects_that_op(window, qtbot):
     qtbot.mouseClick(t.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     flush(window)
     assert t.currentRow() == 0 and window.doc.scenario.selected == 1
+
+
+def test_the_table_follows_removing_an_op_and_undo(window, qtbot):
+    from roofgui.model.evaluate import evaluate_scenario
+    from roofgui.presentation.summary import summarise
+
+    def expected():
+        ev = evaluate_scenario(window.doc.scenario, window.catalog)
+        return summarise(ev.entries, ev.chips, window.doc.scenario.selected).text_rows()
+
+    def shown():
+        t = window.results.summary
+        return [[t.verticalHeaderItem(r).text().removeprefix("▸ ")]
+                + [t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
+
+    window.doc.load(three_ops())
+    flush(window)
+    window.form.ops.list.setCurrentRow(1)
+    qtbot.mouseClick(window.form.ops.remove_button, Qt.MouseButton.LeftButton)
+    flush(window)
+    assert [r[0] for r in shown()] == ["Whole block (Σ ops)", "bf16", "sharded"]
+    assert shown() == expected()
+    window.doc.undo_stack.undo()
+    flush(window)
+    assert len(shown()) == 4 and shown() == expected()
