@@ -210,7 +210,8 @@ class ResultsPanel(QWidget):
                 ("copy_button", "Copy working",
                  "Copy the working of every chip to the clipboard as plain text.", self.copy_working),
                 ("copy_table_button", "Copy table",
-                 "Copy the results table as tab-separated text (pastes into a spreadsheet).",
+                 "Copy the summary and the selected op's table as tab-separated text "
+                 "(pastes into a spreadsheet).",
                  self.copy_table)):
             b = QPushButton(text)
             b.setAccessibleName(text)
@@ -370,7 +371,7 @@ class ResultsPanel(QWidget):
         QGuiApplication.clipboard().setText(self._text)
 
     def copy_table(self) -> None:
-        QGuiApplication.clipboard().setText(self.table_text())
+        QGuiApplication.clipboard().setText(self.summary.text() + "\n" + self.table_text())
 
 
 def describe(op, kind_label: str) -> str:

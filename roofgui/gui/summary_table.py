@@ -8,7 +8,7 @@ its bound).
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFontMetrics
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from roofgui.presentation.summary import TOTAL_LABEL, Cell, Summary
@@ -37,7 +37,7 @@ class SummaryTable(QTableWidget):
         self.setAccessibleName("Summary table")
         self.setToolTip("Every op on every checked chip: bound · T_lower · utilisation. The first "
                         "row sums the ops (the time of the whole block). Click an op's row to "
-                        "select it. Ctrl+C copies cells.")
+                        "select it. Ctrl+C copies the selected cells.")
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -49,6 +49,12 @@ class SummaryTable(QTableWidget):
         #: (row, col) -> (text, bold, its width in pixels) as shown
         self._shown: dict[tuple[int, int], tuple[str, bool, int]] = {}
         self.currentCellChanged.connect(self._moved)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.matches(QKeySequence.StandardKey.Copy):  # (the selected cells, as a sheet)
+            QGuiApplication.clipboard().setText(self.selected_text())
+            return
+        super().keyPressEvent(event)
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
@@ -132,11 +138,25 @@ class SummaryTable(QTableWidget):
     def summary(self) -> Summary:
         return self._summary
 
-    def text(self) -> str:
-        """The table as tab-separated text (for the clipboard)."""
-        lines = ["\t".join([""] + [h.replace("\n", " ") for h in
-                                   (self.horizontalHeaderItem(c).text()
-                                    for c in range(self.columnCount()))])]
-        for row in self._summary.text_rows():
-            lines.append("\t".join(row))
+    def selected_text(self) -> str:
+        """The selected cells as tab-separated text, with their chips and ops named."""
+        picked = {(i.row(), i.column()) for i in self.selectedIndexes()}
+        rows = sorted({r for r, _ in picked})
+        cols = sorted({c for _, c in picked})
+        if not picked:
+            return ""
+        table = self._summary_rows()
+        lines = ["\t".join([""] + [table[0][c + 1] for c in cols])]
+        for r in rows:
+            lines.append("\t".join([table[r + 1][0]] + [table[r + 1][c + 1] if (r, c) in picked
+                                                         else "" for c in cols]))
         return "\n".join(lines) + "\n"
+
+    def _summary_rows(self) -> list[list[str]]:
+        head = [""] + [self.horizontalHeaderItem(c).text().replace("\n", " ")
+                       for c in range(self.columnCount())]
+        return [head] + self._summary.text_rows()
+
+    def text(self) -> str:
+        """The whole table as tab-separated text (for the clipboard)."""
+        return "\n".join("\t".join(row) for row in self._summary_rows()) + "\n"

@@ -108,3 +108,25 @@ def test_the_table_follows_removing_an_op_and_undo(window, qtbot):
     window.doc.undo_stack.undo()
     flush(window)
     assert len(shown()) == 4 and shown() == expected()
+
+
+def test_ctrl_c_and_copy_table_give_the_summary_as_a_sheet(window, qtbot):
+    from PySide6.QtGui import QGuiApplication
+
+    window.doc.load(three_ops())
+    flush(window)
+    t = window.results.summary
+    t.setFocus()
+    t.setCurrentCell(0, 0)
+    qtbot.keyClick(t, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(t, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    lines = QGuiApplication.clipboard().text().splitlines()
+    assert len(lines) == 5
+    assert lines[0].split("\t")[1:] == ["Google TPU v5e", "NVIDIA H100 SXM (80 GB)", "AMD Instinct MI300X"]
+    assert lines[1].split("\t")[0] == "Whole block (Σ ops)"
+    assert lines[1].split("\t")[1] == t.item(0, 0).text()
+    assert lines[4].split("\t")[0] == "sharded"
+    qtbot.mouseClick(window.results.copy_table_button, Qt.MouseButton.LeftButton)
+    text = QGuiApplication.clipboard().text()
+    assert text.startswith("\t".join(lines[0].split("\t")) + "\n")
+    assert "\nFLOPs\t" in text  # (then the selected op's figures)
