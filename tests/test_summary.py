@@ -73,3 +73,9 @@ def test_analyze_prints_the_whole_block_per_chip_for_a_scenario(capsys, tmp_path
 def test_analyze_of_one_op_prints_no_summary(capsys):
     assert cli.main(["analyze", "--op", "matmul", "--chip", "h100-sxm"]) == 0
     assert "Whole block" not in capsys.readouterr().out
+
+
+def test_analyze_of_one_llm_step_prints_no_block_total(capsys):
+    # (its prefill and decode phases are one op: they are no block to sum)
+    assert cli.main(["analyze", "resources/examples/10-llm-llama-3-70b-eight-gpus.json"]) == 0
+    assert "Whole block" not in capsys.readouterr().out

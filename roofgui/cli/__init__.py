@@ -251,7 +251,7 @@ def cmd_analyze(args, out) -> int:
         return 0
     for e, rec in zip(ev.entries, records):
         _print_entry(e, rec, args.working, out)
-    if len({e.label for e in ev.entries}) > 1:  # (several ops: the whole block per chip)
+    if len({e.op_index for e in ev.entries}) > 1:  # (several ops: the whole block per chip)
         from roofgui.presentation.summary import summarise, summary_lines
         print("Summary: bound · T_lower · utilisation per op, and the whole block", file=out)
         print("\n".join(summary_lines(summarise(ev.entries, ev.chips))), file=out)
