@@ -92,6 +92,7 @@ class SummaryTable(QTableWidget):
                     self._shown[(r, c)] = (text, bold, fm[bold].horizontalAdvance(text))
                     self._set(r, c, cells[r][c], text, bold)
                     changed.add(c)
+        self.setRowHidden(0, not s.has_block)  # (one op: its row says it all)
         self._fit(changed)
 
     def _bold_metrics(self) -> QFontMetrics:

@@ -49,6 +49,12 @@ class Summary:
     selected_rows: list[int] = field(default_factory=list)  # rows of the selected op
     op_indices: list[int] = field(default_factory=list)  # [row]: the op it shows
 
+    @property
+    def has_block(self) -> bool:
+        """Whether the totals sum several ops (one op's phases, such as an LLM step's
+        prefill and decode, are no block to sum)."""
+        return len(set(self.op_indices)) > 1
+
     def text_rows(self) -> list[list[str]]:
         """Every row as text, the totals first: ``[label, cell per chip ...]``."""
         out = [[TOTAL_LABEL] + [c.text() if c else "—" for c in self.totals]]

@@ -130,3 +130,18 @@ def test_ctrl_c_and_copy_table_give_the_summary_as_a_sheet(window, qtbot):
     text = QGuiApplication.clipboard().text()
     assert text.startswith("\t".join(lines[0].split("\t")) + "\n")
     assert "\nFLOPs\t" in text  # (then the selected op's figures)
+
+
+def test_one_op_shows_no_block_total(window):
+    from roofgui.model.scenario import load_scenario
+
+    from gui_helpers import EXAMPLES
+    window.doc.load(load_scenario(EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"))
+    flush(window)
+    t = window.results.summary
+    assert [t.verticalHeaderItem(r).text() for r in range(t.rowCount())][1:] == [
+        "▸ Llama-3 70B serving · prefill", "▸ Llama-3 70B serving · decode"]
+    assert t.isRowHidden(0) and not t.isRowHidden(1)
+    window.doc.load(three_ops())
+    flush(window)
+    assert not t.isRowHidden(0)
