@@ -258,6 +258,11 @@ def cmd_analyze(args, out) -> int:
         return 0
     for e, rec in zip(ev.entries, records):
         _print_entry(e, rec, args.working, out)
+    from roofgui.presentation.summary import summarise, summary_lines
+    summary = summarise(ev.entries, ev.chips)
+    if summary.has_block:  # (several ops: the whole block per chip)
+        print("Summary: bound · T_lower · utilisation per op, and the whole block", file=out)
+        print("\n".join(summary_lines(summary)), file=out)
     return 0
 
 

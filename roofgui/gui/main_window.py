@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_changed)
         self.roofline_plot.viewChangedByUser.connect(self.doc.set_view)
         self.roofline_plot.opClicked.connect(self.select_op)
+        self.results.summary.opChosen.connect(self.select_op)
         build_menus(self)
         make_focusable(self)
         self._apply_palette()

@@ -181,7 +181,8 @@ class LogAxis(pg.AxisItem):
     """A linear axis over log10 data whose ticks read as powers of ten.
 
     ``kind``: ``"plain"`` (0.1, 1, 10, 1k), ``"si"`` (100 T, 1 P) or ``"time"`` (1 ms).
-    Majors at decades, minors at 2..9 (see :func:`plotdata.log_ticks`).
+    Majors at decades, minors at 2..9, and in a view under three decades the 2× and 5×
+    minors labelled (see :func:`plotdata.log_tick_levels`).
     """
 
     def __init__(self, orientation: str, kind: str = "si", **kw):
@@ -199,11 +200,11 @@ class LogAxis(pg.AxisItem):
         lo, hi = (minVal, maxVal) if minVal <= maxVal else (maxVal, minVal)
         font_px = self.style.get("tickFont").pointSizeF() if self.style.get("tickFont") else 9.0
         per_label = max(40.0, font_px * (5.5 if self.orientation in ("bottom", "top") else 3.0))
-        majors, minors = pd.log_ticks(lo, hi, max_major=max(2, int(size / per_label)))
-        return [(1.0, majors), (0.1, minors)]
+        majors, mids, minors = pd.log_tick_levels(lo, hi, max_major=max(2, int(size / per_label)))
+        return [(1.0, majors), (0.5, mids), (0.1, minors)]  # (2× and 5×: labelled, no grid)
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
-        if spacing < 1.0:
+        if spacing < 0.5:
             return ["" for _ in values]
         return [pd.tick_label(v, self.kind) for v in values]
 

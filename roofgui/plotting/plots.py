@@ -179,8 +179,9 @@ class RooflinePlot(LogPlot):
             del self.roof_curves[cid]
         ridges = [(r, s.colour(c.colour)) for c in g.chips for r in c.ridges]
         self.ridge_item.setData(
-            x=[r.x for r, _ in ridges], y=[r.y for r, _ in ridges],
-            data=[r.tooltip for r, _ in ridges], symbol="d", size=s.ridge_size,
+            x=[r.x for r, _ in ridges], y=[r.y for r, _ in ridges], size=s.ridge_size,
+            data=[r.tooltip for r, _ in ridges],
+            symbol=[pd.chip_look(c.colour).marker for c in g.chips for _ in c.ridges],
             pen=spot_pen(s.marker_edge, s.marker_outline * 0.8),
             brush=[spot_brush(col) for _, col in ridges])
         _sync_keys(self.guide_lines, chips, lambda _: self._add_guide(-20),
@@ -200,7 +201,7 @@ class RooflinePlot(LogPlot):
             for r in c.roofs:
                 curves[r.key].setData(r.x, r.y)
                 curves[r.key].setPen(make_pen(col, s.link_width, "dash") if r.kind == "link"
-                                     else make_pen(col, s.roof_width))
+                                     else make_pen(col, s.roof_width, pd.chip_look(c.colour).dash))
                 if r.label:
                     lab = self.roof_labels[(c.chip_id, r.key)]
                     lab.setText(r.label)
@@ -288,8 +289,9 @@ class RooflinePlot(LogPlot):
         # points across a ridge never changes the legend
         has_link = any(r.kind == "link" for c in g.chips for r in c.roofs)
         bounds = (["compute", "memory"] + (["network"] if has_link else [])) if g.points else []
-        entries = [(c.label, dict(pen=make_pen(s.colour(c.colour), s.roof_width)))
-                   for c in g.chips]
+        entries = [(c.label, dict(pen=make_pen(s.colour(c.colour), s.roof_width, lk.dash), **(
+            {} if lk.dash == "solid" else dict(symbol=lk.marker, brush=pg.mkBrush(qcolor(
+                s.colour(c.colour))))))) for c in g.chips for lk in [pd.chip_look(c.colour)]]
         if has_link:
             entries.append(("link roof", dict(pen=make_pen(s.neutral, s.link_width,
                                                                    "dash"))))

@@ -99,7 +99,7 @@ def test_throughput_view_draws_one_curve_per_chip_and_a_wall_at_the_largest_batc
     assert window.sweep_stack.currentWidget() is plot and window.current_plot() is plot
     assert not window.sweep_plot.isVisible() and plot.isVisible()
     assert set(plot.curves_hi) == set(sc.chips) == {"tpu-v5e", "h100-sxm"}
-    assert plot.geometry.y_kind == "si" and "tokens/s" in plot.geometry.y_title
+    assert plot.geometry.y_kind == "rate" and "tokens/s" in plot.geometry.y_title
     op = sc.ops[0]
     for chip_id in sc.chips:
         chip = shipped.get(chip_id)
