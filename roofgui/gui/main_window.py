@@ -28,6 +28,7 @@ from roofgui.gui.form import ScenarioForm, SweepControls
 from roofgui.gui.keyboard import make_focusable, next_in_chain
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
+from roofgui.gui.llm_views import install_llm_views
 from roofgui.gui.measured import drag_enter_measured, drop_measured, install_measured
 from roofgui.gui.menus import build_menus
 from roofgui.gui.notice_bar import NoticeBar, palette_is_dark
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState()
         self._open_first(open_path, restore)
         install_measured(self)
+        install_llm_views(self)  # (the LLM step's breakdown and frontier)
 
     # -- construction helpers --------------------------------------------------------
     def _build_centre(self) -> QWidget:
