@@ -4,7 +4,7 @@ phase's row holds its totals, its parts are under it) and as stacked time bars."
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -57,6 +57,7 @@ class BreakdownPanel(QWidget):
         split.addWidget(self.bars)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([640, 420])  # (the table's eight columns first)
         lay.addWidget(split, 1)
         self.chip_combo.currentIndexChanged.connect(lambda _i: self.show_chip())
 
@@ -94,8 +95,7 @@ class BreakdownPanel(QWidget):
             self.table.addTopLevelItem(top)
             for r in ph.rows:
                 child = self._item(cells(r), values(r), r.tooltip)
-                child.setForeground(0, QBrush(QColor(r.colour)))
-                child.setText(0, "\u25a0 " + child.text(0))
+                child.setIcon(0, _swatch(r.colour))
                 top.addChild(child)
             top.setExpanded(True)
         for c in range(len(COLUMNS)):
@@ -123,3 +123,10 @@ class BreakdownPanel(QWidget):
                     for j in range(top.childCount())]
             out.append((tuple(top.text(c) for c in range(t.columnCount())), kids))
         return out
+
+
+def _swatch(colour: str) -> QIcon:
+    """A small square of a part's colour (the bars' and the roofline's)."""
+    pm = QPixmap(10, 10)
+    pm.fill(QColor(colour))
+    return QIcon(pm)

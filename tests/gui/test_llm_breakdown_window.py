@@ -96,10 +96,11 @@ def test_the_parts_table_sums_to_each_phase_and_the_bars_to_the_table(window):
             assert t_parts == pytest.approx(top.data(T_LOWER, VALUE_ROLE), rel=1e-12)
             # the stacked bar of this phase: one segment per part, adding up to the table
             segs = panel.bars.segments[phase]
-            assert [g.label for g in segs] == [k.text(0).lstrip("\u25a0 ") for k in kids]
+            assert [g.label for g in segs] == [k.text(0) for k in kids]
             assert sum(g.width for g in segs) == pytest.approx(t_parts, rel=1e-12)
             bar = panel.bars.bars[phase]
-            assert list(bar.opts["width"]) == pytest.approx([g.width for g in segs])
+            assert list(bar.opts["width"]) == pytest.approx([100 * g.width / t_parts for g in segs])
+            assert sum(bar.opts["width"]) == pytest.approx(100.0)
             # and the step's own lower bound is no more than the parts one after another
             assert float(entry.analysis.result.t_lower) <= t_parts * (1 + 1e-12)
             shares = sum(k.data(7, VALUE_ROLE) for k in kids)
