@@ -9,7 +9,8 @@ public parts only (roofline plot, document, live evaluator, settings, menu bar, 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget
 
@@ -49,11 +50,17 @@ class BreakdownSession(QObject):
         self.action.toggled.connect(self.on_toggled)
         window.live.evaluated.connect(lambda _ev: self.on_evaluated())
         window.installEventFilter(self)  # (a palette change restyles the bars)
+        app = QCoreApplication.instance()
+        if app is not None:  # (quitting without closing the window: the setting stays)
+            app.aboutToQuit.connect(self.quitting)
         on = str(self.settings().value(SETTING, "false")).lower() == "true"
         self.dock.setVisible(on)
         self.layer.set_shown(on)
         if on:
             self.refresh()
+
+    def quitting(self) -> None:
+        self.closing = True
 
     def settings(self):
         return self.w.controller.settings
@@ -75,8 +82,10 @@ class BreakdownSession(QObject):
         return self.action.isChecked()
 
     def on_toggled(self, on: bool) -> None:
-        if self.closing:  # (the docks hidden as the window closes: the setting stays)
-            return
+        if self.closing or not shiboken6.isValid(self.w):  # (the docks hidden as the window
+            return                                         # closes or goes: the setting stays)
+        if self.dock.isHidden() == on:  # (checked in code: the dock follows, as on a click)
+            self.dock.setVisible(on)
         self.settings().setValue(SETTING, "true" if on else "false")
         if on:
             QTimer.singleShot(0, self.dock.raise_)  # (once shown: in front of the results)

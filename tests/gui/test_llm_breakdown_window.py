@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QApplication, QLineEdit, QTabBar
 
 from roofgui.gui.breakdown import ACTION_TEXT, session
 from roofgui.gui.breakdown_panel import VALUE_ROLE
@@ -69,6 +69,23 @@ def test_toggle_shows_and_hides_the_parts_on_the_roofline(window):
     assert not act.isChecked() and not s.dock.isVisible()
     assert not item.isVisible()
     assert LEGEND_NAME not in legend_names(window.roofline_plot)
+
+
+def test_checking_the_toggle_brings_the_panel_in_front_of_the_results(window, qtbot):
+    act = view_action(window)
+    act.setChecked(True)  # (as a restored session or a script would)
+    flush(window)
+    QApplication.processEvents()  # (the panel is raised once shown)
+    assert front_dock_tab(window) == "LLM Breakdown"
+    assert session(window).dock.isVisible() and session(window).layer.item.isVisible()
+
+
+def front_dock_tab(w) -> str | None:
+    """The text of the current tab of the window's tabbed docks."""
+    for bar in w.findChildren(QTabBar):
+        if bar.parent() is w and bar.count() > 1:
+            return bar.tabText(bar.currentIndex())
+    return None
 
 
 def test_the_parts_table_sums_to_each_phase_and_the_bars_to_the_table(window):
