@@ -70,7 +70,7 @@ class BreakdownLayer(QtCore.QObject):
         pts = self.visible_points()
         self.item.setData(
             x=[p.x for p in pts], y=[p.y for p in pts], data=[p.tooltip for p in pts],
-            symbol=SYMBOL, size=s.marker_size * 0.85,
+            symbol=SYMBOL, size=s.marker_size * 1.0,
             brush=[spot_brush(p.colour) for p in pts],
             pen=[spot_pen(self.colours.get(p.chip_id, s.neutral), s.marker_outline * 1.4)
                  for p in pts])
