@@ -11,7 +11,7 @@ and the plot keeps the last good one.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout,
                                QWidget)
 
@@ -97,6 +97,19 @@ class FrontierPage(QWidget):
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.refresh)
+        window.installEventFilter(self)  # (a palette change restyles the plot)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if obj is self.w and event.type() in (QEvent.Type.PaletteChange,
+                                              QEvent.Type.ApplicationPaletteChange):
+            QTimer.singleShot(0, self.restyle)  # (after the window restyles its own plots)
+        return False
+
+    def restyle(self) -> None:
+        """The window's plot style (light or dark, as its palette)."""
+        style = self.w.roofline_plot.style
+        if self.plot.style != style:
+            self.plot.set_style(style)
 
     # -- settings ------------------------------------------------------------------------
     def _settings(self):

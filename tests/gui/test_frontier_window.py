@@ -160,3 +160,28 @@ def test_output_or_total_tokens_per_chip_labelled(window, qtbot):
     assert "Total tokens/s per chip" in page.plot.getPlotItem().getAxis("left").labelText
     # p = 1024, d = 256: a request's tokens are 5 times its output tokens
     assert np.allclose(np.array(tot) - np.array(out), math.log10(1280 / 256))
+
+
+def test_the_frontier_follows_a_dark_palette(window, qtbot):
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    page = show_frontier(window, qtbot)
+    assert not page.plot.style.is_dark
+    app = QApplication.instance()
+    old = app.palette()
+    try:
+        dark = QPalette()
+        for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
+            dark.setColor(role, QColor("#202124"))
+        dark.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
+        app.setPalette(dark)
+        QApplication.processEvents()
+        QApplication.processEvents()
+        assert window.roofline_plot.style.is_dark
+        assert page.plot.style is window.roofline_plot.style
+        pen = page.plot.frontier_line.opts["pen"]
+        assert pen.color().name() == QColor(page.plot.style.foreground).name()
+    finally:
+        app.setPalette(old)
+        QApplication.processEvents()
