@@ -12,8 +12,9 @@ and the plot keeps the last good one.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QTimer
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from roofgui.model.errors import ModelError
 from roofgui.model.pareto import pareto
@@ -34,6 +35,16 @@ def _labelled(row: QHBoxLayout, text: str, w: QWidget) -> None:
     row.addWidget(w)
 
 
+def _fit_button() -> QToolButton:
+    b = QToolButton()
+    b.setText("Fit")
+    b.setAccessibleName("Fit")
+    b.setToolTip("Reset the zoom to show every point (Ctrl+0)")
+    b.setShortcut(QKeySequence("Ctrl+0"))
+    b.setAutoRaise(True)
+    return b
+
+
 class FrontierPage(QWidget):
     """The controls (``chip_combo``, ``chips_spin``, ``link_combo``, ``ttft_edit``,
     ``tpot_edit``, ``throughput_combo``), ``error`` and ``summary`` labels and the ``plot``
@@ -50,6 +61,45 @@ class FrontierPage(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 0)
         lay.setSpacing(3)
+        lay.addLayout(self._controls())
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #C62828;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        lay.addWidget(self.error)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        self.plot = FrontierPlot(style=window.roofline_plot.style)
+        self.plot.setAccessibleName("Frontier plot")
+        lay.addWidget(self.plot, 1)
+        self.fit_button.clicked.connect(lambda: self.plot.fit())
+        self._restore()
+        self.chips_spin.valueChanged.connect(lambda _v: self._changed())
+        for combo in (self.chip_combo, self.link_combo, self.throughput_combo):
+            combo.currentIndexChanged.connect(lambda _i: self._changed())
+        for ed in (self.ttft_edit, self.tpot_edit):
+            ed.editingFinished.connect(self._changed)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.refresh)
+        window.installEventFilter(self)  # (a palette change restyles the plot)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if obj is self.w and event.type() in (QEvent.Type.PaletteChange,
+                                              QEvent.Type.ApplicationPaletteChange):
+            QTimer.singleShot(0, self.restyle)  # (after the window restyles its own plots)
+        return False
+
+    def restyle(self) -> None:
+        """The window's plot style (light or dark, as its palette)."""
+        style = self.w.roofline_plot.style
+        if self.plot.style != style:
+            self.plot.set_style(style)
+
+    def _controls(self) -> QHBoxLayout:
+        """The row of inputs: chip, most chips, link, the two limits, what to count, Fit."""
         row = QHBoxLayout()
         self.chip_combo = QComboBox()
         self.chip_combo.setToolTip("The chip (one of the checked chips)")
@@ -75,41 +125,9 @@ class FrontierPage(QWidget):
         self.throughput_combo.setToolTip("Per chip: generated tokens only, or prompt + generated")
         _labelled(row, "C&ount:", self.throughput_combo)
         row.addStretch(1)
-        lay.addLayout(row)
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #C62828;")
-        self.error.setWordWrap(True)
-        self.error.hide()
-        lay.addWidget(self.error)
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        lay.addWidget(self.summary)
-        self.plot = FrontierPlot(style=window.roofline_plot.style)
-        self.plot.setAccessibleName("Frontier plot")
-        lay.addWidget(self.plot, 1)
-        self._restore()
-        self.chips_spin.valueChanged.connect(lambda _v: self._changed())
-        for combo in (self.chip_combo, self.link_combo, self.throughput_combo):
-            combo.currentIndexChanged.connect(lambda _i: self._changed())
-        for ed in (self.ttft_edit, self.tpot_edit):
-            ed.editingFinished.connect(self._changed)
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(0)
-        self.timer.timeout.connect(self.refresh)
-        window.installEventFilter(self)  # (a palette change restyles the plot)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if obj is self.w and event.type() in (QEvent.Type.PaletteChange,
-                                              QEvent.Type.ApplicationPaletteChange):
-            QTimer.singleShot(0, self.restyle)  # (after the window restyles its own plots)
-        return False
-
-    def restyle(self) -> None:
-        """The window's plot style (light or dark, as its palette)."""
-        style = self.w.roofline_plot.style
-        if self.plot.style != style:
-            self.plot.set_style(style)
+        self.fit_button = _fit_button()
+        row.addWidget(self.fit_button)
+        return row
 
     # -- settings ------------------------------------------------------------------------
     def _settings(self):

@@ -38,11 +38,22 @@ def install_frontier(window) -> FrontierPage:
                               "tensor parallelism, with TTFT and TPOT limits (Ctrl+3)")
     window.live.evaluated.connect(lambda _ev: page.mark_stale())
     fit = tabs.cornerWidget(Qt.Corner.TopRightCorner)
+    # the window's Fit, Export and Copy act on its own plots: off while the Frontier shows
+    # (the page has its own Fit, Ctrl+0), and back as they were when it is left
+    own = [a for a in (_view_action(window, "Fit View"), getattr(window, "export_action", None),
+                       getattr(window, "copy_image_action", None)) if a is not None]
+    was = {}
 
     def on_tab(i: int) -> None:
         shown = tabs.widget(i) is page
         if fit is not None:
-            fit.setVisible(not shown)  # (the window's Fit acts on its own plots)
+            fit.setVisible(not shown)
+        for a in own:
+            if shown and a not in was:
+                was[a] = a.isEnabled()
+                a.setEnabled(False)
+            elif not shown and a in was:
+                a.setEnabled(was.pop(a))
         if shown:
             page.refresh()
 
@@ -52,6 +63,14 @@ def install_frontier(window) -> FrontierPage:
     action.triggered.connect(lambda: tabs.setCurrentWidget(page))
     _add_to_view_menu(window, action)
     return page
+
+
+def _view_action(window, text: str):
+    """The View menu's action of that text (less its mnemonic), if any."""
+    for top in window.menuBar().actions():
+        if top.menu() is not None and top.text().replace("&", "") == "View":
+            return next((a for a in top.menu().actions() if a.text().replace("&", "") == text), None)
+    return None
 
 
 def _add_to_view_menu(window, action) -> None:

@@ -185,3 +185,19 @@ def test_the_frontier_follows_a_dark_palette(window, qtbot):
     finally:
         app.setPalette(old)
         QApplication.processEvents()
+
+
+def test_fit_on_the_frontier_fits_it_and_leaves_the_roofline_alone(window, qtbot):
+    roof = window.roofline_plot
+    roof.set_view([0.0, 2.0, 12.0, 14.0])  # a zoom of the user's
+    zoomed = roof.view_range()
+    page = show_frontier(window, qtbot)
+    assert not window.export_action.isEnabled() and not window.copy_image_action.isEnabled()
+    page.plot.vb.setRange(xRange=(1.5, 1.6), yRange=(2.0, 2.1), padding=0.0)
+    page.plot.user_view = True
+    qtbot.mouseClick(page.fit_button, Qt.MouseButton.LeftButton)
+    assert page.plot.view_range() == pytest.approx(list(page.plot.geometry.fit))
+    assert roof.view_range() == pytest.approx(zoomed)
+    window.tabs.setCurrentIndex(0)
+    flush(window)
+    assert window.export_action.isEnabled() and window.copy_image_action.isEnabled()
