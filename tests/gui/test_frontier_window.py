@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from roofgui.cli import main
 from roofgui.gui.llm_views import frontier_page
@@ -164,7 +165,6 @@ def test_output_or_total_tokens_per_chip_labelled(window, qtbot):
 
 def test_the_frontier_follows_a_dark_palette(window, qtbot):
     from PySide6.QtGui import QColor, QPalette
-    from PySide6.QtWidgets import QApplication
 
     page = show_frontier(window, qtbot)
     assert not page.plot.style.is_dark
@@ -201,3 +201,19 @@ def test_fit_on_the_frontier_fits_it_and_leaves_the_roofline_alone(window, qtbot
     window.tabs.setCurrentIndex(0)
     flush(window)
     assert window.export_action.isEnabled() and window.copy_image_action.isEnabled()
+
+
+def test_without_an_llm_step_the_frontier_says_what_to_add(window, qtbot):
+    assert window.controller.open_path(EXAMPLES / "09-mlp-on-three-gpus.json", ask=False)
+    flush(window)
+    page = show_frontier(window, qtbot)
+    assert page.result is None
+    assert "Add an LLM step" in page.plot.message.textItem.toPlainText()
+    assert page.plot.message.isVisible()
+    assert all(not drawn(page.plot, st) for st in (MEETS, MISSES, UNFIT))
+    # and back to an LLM step: drawn again
+    assert window.controller.open_path(EIGHT_GPUS, ask=False)
+    flush(window)
+    QApplication.processEvents()
+    assert page.result is not None and drawn(page.plot, MEETS)
+    assert not page.plot.message.isVisible()
