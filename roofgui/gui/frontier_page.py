@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox,
+                               QToolButton, QVBoxLayout, QWidget)
 
 from roofgui.model.errors import ModelError
 from roofgui.model.pareto import pareto
@@ -33,6 +33,12 @@ def _labelled(row: QHBoxLayout, text: str, w: QWidget) -> None:
     w.setAccessibleName(text.replace("&", ""))
     row.addWidget(lab)
     row.addWidget(w)
+
+
+def _shrinkable(combo: QComboBox) -> None:
+    """As wide as its longest item when there is room, down to 140 pixels when not."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setMinimumWidth(140)
 
 
 def _fit_button() -> QToolButton:
@@ -98,8 +104,10 @@ class FrontierPage(QWidget):
         if self.plot.style != style:
             self.plot.set_style(style)
 
-    def _controls(self) -> QHBoxLayout:
-        """The row of inputs: chip, most chips, link, the two limits, what to count, Fit."""
+    def _controls(self) -> QVBoxLayout:
+        """The inputs in two rows (the tab stays as narrow as the others): chip, most chips,
+        link; the two limits, what to count, Fit."""
+        rows = QVBoxLayout()
         row = QHBoxLayout()
         self.chip_combo = QComboBox()
         self.chip_combo.setToolTip("The chip (one of the checked chips)")
@@ -111,6 +119,9 @@ class FrontierPage(QWidget):
         self.link_combo = QComboBox()
         self.link_combo.setToolTip("The link between the chips of a tensor-parallel group")
         _labelled(row, "&Link:", self.link_combo)
+        row.addStretch(1)
+        rows.addLayout(row)
+        row = QHBoxLayout()
         self.ttft_edit = QLineEdit()
         self.tpot_edit = QLineEdit()
         for ed, what in ((self.ttft_edit, "time to first token"), (self.tpot_edit, "time per output token")):
@@ -127,7 +138,9 @@ class FrontierPage(QWidget):
         row.addStretch(1)
         self.fit_button = _fit_button()
         row.addWidget(self.fit_button)
-        return row
+        rows.addLayout(row)
+        _shrinkable(self.throughput_combo)
+        return rows
 
     # -- settings ------------------------------------------------------------------------
     def _settings(self):
@@ -186,6 +199,7 @@ class FrontierPage(QWidget):
         at = self.chip_combo.findData(keep) if keep is not None else -1
         self.chip_combo.setCurrentIndex(at if at >= 0 else (0 if chips else -1))
         self.chip_combo.blockSignals(False)
+        _shrinkable(self.chip_combo)
         chip = next((c for c in chips if c.id == self.chip_combo.currentData()), None)
         links = ["scale-up"] + (sorted(chip.links) if chip is not None else [])
         keep = self.link_combo.currentData()

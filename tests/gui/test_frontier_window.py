@@ -217,3 +217,11 @@ def test_without_an_llm_step_the_frontier_says_what_to_add(window, qtbot):
     QApplication.processEvents()
     assert page.result is not None and drawn(page.plot, MEETS)
     assert not page.plot.message.isVisible()
+
+
+def test_the_frontier_tab_is_no_wider_than_the_sweep_tab(window):
+    """Its controls wrap: the plots' tabs keep the width a small screen leaves them."""
+    from roofgui.gui.main_window import TAB_SWEEP
+
+    page = frontier_page(window)
+    assert page.minimumSizeHint().width() <= window.tabs.widget(TAB_SWEEP).minimumSizeHint().width()
