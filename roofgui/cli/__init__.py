@@ -14,11 +14,7 @@ from typing import Callable, Sequence
 
 from roofgui.model.errors import ModelError
 
-from roofgui.cli import llm as cli_llm
-from roofgui.cli import measured
-from roofgui.cli import pareto as cli_pareto
-from roofgui.cli import tiles
-from roofgui.cli import validate
+from roofgui.cli import llm as cli_llm, measured, pareto as cli_pareto, tiles, validate
 from roofgui.cli.common import (EXIT_USAGE, OUTPUT_ERRNOS, CliError, Output, OutputError,  # noqa: F401
                                 Parser, check_empty_flags, internal_error, one_line,
                                 output_failed, parse_kv, silence)
