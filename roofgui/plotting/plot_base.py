@@ -14,8 +14,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
 from roofgui.plotting.cache_layer import CacheLayer
-from roofgui.plotting.placement import covered, rect_bounds
-from roofgui.plotting.plot_items import (LEGEND_CORNERS, LegendSample, LogAxis, make_font,
+from roofgui.plotting import legend_place
+from roofgui.plotting.plot_items import (LegendSample, LogAxis, make_font,
                                          make_pen, new_curve, new_label, new_scatter, qcolor,
                                          text_px)
 from roofgui.model.scenario import VIEW_LIMIT, view_in_range
@@ -66,6 +66,8 @@ class LogPlot(pg.PlotWidget):
         self.legend.setParentItem(vb)
         self.legend.setZValue(1000)
         self.legend_corner = "top-left"
+        #: the room (right, below) the PlotItem's layout keeps for a legend outside the axes
+        self.legend_room = (0.0, 0.0)
         self._legend_sig: list | None = None
         self.readout = pg.LabelItem("", justify="right")
         self.readout.setParentItem(vb)
@@ -260,63 +262,21 @@ class LogPlot(pg.PlotWidget):
         y = np.asarray(y, dtype=np.float64)
         return (tr.m11() * x + tr.m21() * y + tr.m31(), tr.m12() * x + tr.m22() * y + tr.m32())
 
-    def _corner_rects(self, corners) -> tuple[list, list, list]:
-        """Each corner's legend rectangle (scene), its lift above the x-axis labels, and
-        whether the legend fits there."""
-        lg, s = self.legend, self.style
-        off = s.legend_padding + 2
-        vr = self.vb.sceneBoundingRect()
-        w, h = lg.width(), lg.height()
-        room = max(vr.height() - 2 * off - h, 0.0)  # the most a bottom corner can lift it
-        rects, lifts, fits = [], [], []
-        for c in corners:
-            left = vr.left() + off if "left" in c else vr.right() - off - w
-            lift = self._bottom_clearance(left, left + w) if "bottom" in c else 0.0
-            fits.append(lift <= room)  # (lifted past the top, it would lose entries)
-            lift = min(lift, room)
-            top = vr.top() + off if "top" in c else vr.bottom() - off - h - lift
-            rects.append((left, top, w, h))
-            lifts.append(lift)
-        return rects, lifts, fits
+    def obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        """Scene positions of what the legend should not cover."""
+        return self._obstacles()
+
+    def bottom_labels(self) -> list:
+        """The labels along the x axis a bottom-corner legend is lifted clear of."""
+        return self._bottom_labels()
 
     def place_legend(self) -> None:
-        """The legend in the style's corner, or ("auto") where it covers least."""
-        lg = self.legend
-        if not lg.isVisible():
-            return
-        pref = self.style.legend_position
-        corners = [pref] if pref in LEGEND_CORNERS else list(LEGEND_CORNERS)
-        rects, lifts, fits = self._corner_rects(corners)
-        best = 0
-        if len(corners) > 1 and self.vb.sceneBoundingRect().width() > 0:
-            counts = covered(rect_bounds(rects, 4), *self._obstacles())
-            counts[~np.array(fits)] += 1 << 40  # (a corner the legend does not fit: last)
-            best = int(np.argmin(counts))  # (ties: the first)
-            cur = corners.index(self.legend_corner)
-            if self.steady_legend and best != cur and fits[cur] and counts[best] > 0 \
-                    and counts[cur] - counts[best] <= 0.2 * counts[cur]:
-                best = cur  # (it moves only to a corner covering nothing or a fifth less)
-        corner = corners[best]
-        self.legend_corner = corner
-        off = self.style.legend_padding + 2
-        offset = (off if "left" in corner else -off,
-                  off if "top" in corner else -(off + lifts[best]))
-        if lg.opts.get("offset") != offset:
-            lg.setOffset(offset)
+        """The legend in the style's corner, or ("auto") where it covers nothing, else
+        outside the axes (:mod:`~roofgui.plotting.legend_place`)."""
+        legend_place.place_legend(self)
 
     def _bottom_labels(self) -> list:
         return []
-
-    def _bottom_clearance(self, left: float, right: float) -> float:
-        """Whole pixels to lift a bottom-corner legend clear of the x-axis labels below it."""
-        bottom = self.vb.sceneBoundingRect().bottom()
-        lift = 0.0
-        for lab in self._bottom_labels():
-            if lab.isVisible():
-                r = lab.sceneBoundingRect()
-                if r.right() >= left and r.left() <= right:
-                    lift = max(lift, bottom - r.top() - self.style.legend_padding + 2)
-        return float(np.ceil(lift))
 
     # -- hover ----------------------------------------------------------------
     def _on_mouse_moved(self, scene_pos) -> None:

@@ -1,0 +1,89 @@
+"""The legend leaves the axes when inside them it would cover data: to their right, or
+below them with many entries; it comes back inside when a corner is free; exports draw
+it where the window does."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from roofgui.model.scenario import load_scenario
+
+MLP = EXAMPLES / "09-mlp-on-three-gpus.json"
+SIXTEEN = EXAMPLES / "11-transformer-block-16-chips.json"
+
+
+def settle(w) -> None:
+    for _ in range(3):
+        flush(w)
+        QApplication.processEvents()
+    w.roofline_plot.grab()
+    w.roofline_plot.flush_layout()
+
+
+def scene_points(plot):
+    xs, ys = plot.to_scene([p.x for p in plot.geometry.points],
+                           [p.y for p in plot.geometry.points])
+    return list(zip(xs.tolist(), ys.tolist()))
+
+
+def assert_clear(plot):
+    """The legend covers no point and no op or roof label, and is whole in the plot."""
+    lr = plot.legend.sceneBoundingRect()
+    assert plot.legend.isVisible()
+    from PySide6.QtCore import QPointF
+    assert not any(lr.contains(QPointF(x, y)) for x, y in scene_points(plot))
+    for lab in [*plot.op_labels.values(), *plot.roof_labels.values()]:
+        if lab.isVisible():
+            assert not lr.intersects(lab.sceneBoundingRect()), lab.toPlainText()
+    assert plot.getPlotItem().sceneBoundingRect().contains(lr)
+
+
+@pytest.mark.parametrize("path, size, side", [(MLP, (1152, 648), "right"),
+                                              (SIXTEEN, (1152, 648), "below"),
+                                              (SIXTEEN, (1600, 1000), "below")])
+def test_the_legend_goes_outside_rather_than_cover_data(qtbot, shipped, path, size, side):
+    w = open_window(shipped, restore=False, size=size)
+    try:
+        w.controller.open_path(path, ask=False)
+        settle(w)
+        w.roofline_plot.fit()
+        settle(w)
+        plot = w.roofline_plot
+        assert plot.legend_corner == side
+        assert_clear(plot)
+        assert not plot.legend.sceneBoundingRect().intersects(plot.vb.sceneBoundingRect())
+    finally:
+        close_quietly(w)
+
+
+def test_the_legend_comes_back_inside_when_a_corner_is_free(qtbot, shipped):
+    w = open_window(shipped, restore=False, size=(1152, 648))  # (90 % of 1280×720)
+    try:
+        w.controller.open_path(MLP, ask=False)
+        settle(w)
+        plot = w.roofline_plot
+        assert plot.legend_corner == "right"
+        wide = plot.vb.sceneBoundingRect().width()
+        w.resize(1600, 1000)  # a larger window: a corner is free again
+        settle(w)
+        assert plot.legend_corner in ("top-left", "top-right", "bottom-left", "bottom-right")
+        assert plot.vb.sceneBoundingRect().contains(plot.legend.sceneBoundingRect())
+        assert plot.vb.sceneBoundingRect().width() > wide  # the room it took is given back
+        assert_clear(plot)
+    finally:
+        close_quietly(w)
+
+
+def test_an_export_draws_the_legend_outside_too(qtbot, shipped):
+    from roofgui.export.figure import Figure
+    from roofgui.export.options import ExportOptions
+
+    sc = load_scenario(SIXTEEN)
+    with Figure(sc, shipped, ExportOptions(plot="roofline", width=1280, height=720)) as fig:
+        plot = fig.widget
+        assert fig.legend_position == "below"
+        lr = plot.legend.sceneBoundingRect()
+        assert fig.source_rect().contains(lr)  # (the painted rectangle holds it)
+        assert not lr.intersects(plot.vb.sceneBoundingRect())
