@@ -52,6 +52,19 @@ def make_pen(colour: str, width: float, dash: str = "solid",
     return pen
 
 
+def roof_pen(colour: str, width: float, dash: str, overlap: tuple[int, int]) -> QtGui.QPen:
+    """A roof's pen; the k-th (k > 0) of m roofs on one line (``overlap``: (k, m)) is
+    drawn as dashes over the first, its own 1/m of each stretch, so every chip shows."""
+    k, m = overlap
+    pen = make_pen(colour, width, dash)
+    if k > 0:
+        dash_len = 4.0
+        pen.setDashPattern([dash_len, dash_len * (m - 1)])
+        pen.setDashOffset(dash_len * ((m - k) % m))
+        pen.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)
+    return pen
+
+
 @lru_cache(maxsize=256)
 def spot_pen(colour: str, width: float, alpha: float | None = None) -> QtGui.QPen:
     """:func:`make_pen`, one object per look: pyqtgraph's symbol atlas keys a rendered

@@ -18,7 +18,7 @@ from roofgui.plotting.cache_layer import CacheLayer
 from roofgui.plotting.placement import label_samples, sample_polyline
 from roofgui.plotting.plot_base import LogPlot
 from roofgui.plotting.plot_items import (LEGEND_CORNERS, LogAxis, Spot, face_colour, make_pen,
-                                         qcolor, set_anchor, spot_brush, spot_pen,
+                                         qcolor, roof_pen, set_anchor, spot_brush, spot_pen,
                                          style_label)
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation.style import PlotStyle
@@ -201,7 +201,8 @@ class RooflinePlot(LogPlot):
             for r in c.roofs:
                 curves[r.key].setData(r.x, r.y)
                 curves[r.key].setPen(make_pen(col, s.link_width, "dash") if r.kind == "link"
-                                     else make_pen(col, s.roof_width, pd.chip_look(c.colour).dash))
+                                     else roof_pen(col, s.roof_width, pd.chip_look(c.colour).dash,
+                                                   r.overlap))
                 if r.label:
                     lab = self.roof_labels[(c.chip_id, r.key)]
                     lab.setText(r.label)

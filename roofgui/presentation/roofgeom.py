@@ -14,6 +14,7 @@ import numpy as np
 from roofgui.model.errors import ModelError
 from roofgui.model.roofline import BOUNDS
 from roofgui.model.units import format_si
+from roofgui.presentation.coincide import mark_coincident_roofs
 from roofgui.presentation.colours import assign_colours
 from roofgui.presentation.regions import Region, region_intervals
 from roofgui.presentation.ticks import nice_range
@@ -35,6 +36,8 @@ class Roof:
     bandwidth: float | None  # bytes/s for slants
     tooltip: str
     label: str = ""  # short text drawn on the roof ("bf16 197 TFLOP/s"), compute roofs only
+    #: (k, m): the k-th of m chips' compute roofs on one line (see :mod:`.coincide`)
+    overlap: tuple[int, int] = (0, 1)
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,8 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
             _CHIPS.clear()
         chips = [chip_geometry(cid, cr, colours[cid], xa, xb) for cid, cr in roofs.items()]
         regions = region_intervals(r.intensity for c in chips for r in c.ridges)
-        hit = _CHIPS[key] = (tuple(dedupe_ridge_labels(chips)), tuple(regions))
+        hit = _CHIPS[key] = (tuple(mark_coincident_roofs(dedupe_ridge_labels(chips))),
+                             tuple(regions))
     return RooflineGeometry(hit[0], tuple(points), tuple(op_labels(points)), hit[1], fit,
                             colours)
 
