@@ -26,7 +26,7 @@ def corner_rects(plot, corners) -> tuple[list, list, list]:
     for c in corners:
         left = vr.left() + off if "left" in c else vr.right() - off - w
         lift = bottom_clearance(plot, left, left + w) if "bottom" in c else 0.0
-        fits.append(lift <= room and w + 2 * off <= vr.width())
+        fits.append(lift <= room and w + 2 * off <= vr.width() and h + 2 * off <= vr.height())
         lift = min(lift, room)
         top = vr.top() + off if "top" in c else vr.bottom() - off - h - lift
         rects.append((left, top, w, h))
@@ -100,6 +100,7 @@ def outside_place(plot) -> tuple[str, int, float, float]:
     (in one or two columns, as tall as the axes at most) or below them (in as many
     columns as fit), whichever leaves the axes the larger area."""
     lg, pad = plot.legend, plot.style.legend_padding
+    pr = plot.getPlotItem().boundingRect()
     extra_r, extra_b = plot.legend_room
     vb_w = plot.vb.width() + extra_r  # (the axes' size with no legend beside them)
     vb_h = plot.vb.height() + extra_b
@@ -107,10 +108,10 @@ def outside_place(plot) -> tuple[str, int, float, float]:
     cands = []
     for cols in (1, 2):
         h = math.ceil(n / cols) * row_h
-        if h <= vb_h:
-            w = cols * w1
+        w = cols * w1
+        if h <= vb_h and w + 2 * pad <= 0.45 * vb_w:  # (the axes keep most of their width)
             cands.append(((vb_w - w - 2 * pad) * vb_h, ("right", cols, w, h)))
-    cols = max(1, min(n, int((vb_w - 2 * pad) // max(w1, 1.0))))
+    cols = max(1, min(n, int((pr.width() - 2 * pad) // max(w1, 1.0))))
     h = math.ceil(n / cols) * row_h
     cands.append((vb_w * (vb_h - h - pad), ("below", cols, cols * w1, h)))
     return max(cands, key=lambda c: c[0])[1]
@@ -141,6 +142,7 @@ def set_outside(plot, place: tuple[str, int, float, float] | None) -> None:
         old_r, old_b = plot.legend_room
         lay.setContentsMargins(ml, mt, mr - old_r + room[0], mb - old_b + room[1])
         plot.legend_room = room
+        lay.activate()  # (the axes take their new size now, so the layout sees it)
     if side == "right":
         top = plot.vb.mapRectToItem(pi, plot.vb.boundingRect()).top()
         lg.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-pad, top))

@@ -69,8 +69,10 @@ class LogPlot(pg.PlotWidget):
         #: the room (right, below) the PlotItem's layout keeps for a legend outside the axes
         self.legend_room = (0.0, 0.0)
         self._legend_sig: list | None = None
+        # the readout sits in a strip above the axes, where no annotation can be under it
         self.readout = pg.LabelItem("", justify="right")
-        self.readout.setParentItem(vb)
+        self.readout.setParentItem(pi)
+        self.readout.item.document().setDocumentMargin(0.0)
         self.readout.setZValue(1001)
         vb.sigRangeChangedManually.connect(self._on_manual_range)
         vb.sigRangeChanged.connect(self._on_range_changed)
@@ -154,6 +156,9 @@ class LogPlot(pg.PlotWidget):
     def _layout_annotations(self) -> None:
         self._layout_pending = False
         self._lay_out()
+        if self._layout_pending:  # the legend went in or out: the axes resized, again
+            self._layout_pending = False
+            self._lay_out()
 
     def _lay_out(self) -> None:  # the annotations that follow the view (subclasses: more)
         self.place_legend()
@@ -191,11 +196,16 @@ class LogPlot(pg.PlotWidget):
                         autoExpandTextSpace=True)
             ax.setGrid(False)
         self.grid_item.setPen(make_pen(s.foreground, s.grid_width, alpha=s.grid_alpha))
-        # room above the view for half a tick label: a decade at the top edge is whole
-        half = QtGui.QFontMetricsF(make_font(s, s.tick_font_pt)).height() / 2
+        # room above the view for half a tick label (a decade at the top edge is whole),
+        # and for the readout's line when it shows
+        top = QtGui.QFontMetricsF(make_font(s, s.tick_font_pt)).height() / 2 + 1.0
+        if s.show_readout:
+            self.readout.setText("1", color=s.muted, size=f"{s.annotation_font_pt}pt")
+            top = max(top, self.readout.itemRect().height() + 1.0)
+            self.readout.setText("")
         lay = self.getPlotItem().layout
         ml, _, mr, mb = lay.getContentsMargins()
-        lay.setContentsMargins(ml, float(np.ceil(half)) + 1.0, mr, mb)
+        lay.setContentsMargins(ml, float(np.ceil(top)), mr, mb)
         self._set_titles(self._x_title, self._y_title)
         lg = self.legend
         lg.setPen(make_pen(s.legend_border, 1.0))
@@ -205,9 +215,9 @@ class LogPlot(pg.PlotWidget):
         pad = s.legend_padding
         lg.layout.setContentsMargins(pad, pad * 0.5, pad * 1.2, pad * 0.5)
         lg.layout.setHorizontalSpacing(pad * 0.5)
-        lg.layout.setVerticalSpacing(-s.legend_font_pt * 0.25)
+        lg.layout.setVerticalSpacing(0.0)
         self.readout.setVisible(s.show_readout)
-        self.readout.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-6, -4))
+        self.readout.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-6, 0))
 
     def _adopt(self, g) -> None:
         """Take a sweep's geometry: its fit, y-axis kind and axis titles."""
@@ -240,6 +250,9 @@ class LogPlot(pg.PlotWidget):
         self.legend.clear()
         for name, sample in entries:
             self.legend.addItem(self._sample(**sample), name)
+            label = self.legend.items[-1][1]  # (rows as tall as the text: a compact legend)
+            label.item.document().setDocumentMargin(1.0)
+            label.updateMin()
         self.legend.setVisible(bool(entries))
 
     def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None,

@@ -15,7 +15,6 @@ from PySide6.QtCore import Signal
 
 from roofgui.plotting import roofline_layout as layout
 from roofgui.plotting.cache_layer import CacheLayer
-from roofgui.plotting.placement import label_samples, sample_polyline
 from roofgui.plotting.plot_base import LogPlot
 from roofgui.plotting.plot_items import (LEGEND_CORNERS, LogAxis, Spot, face_colour, make_pen,
                                          qcolor, roof_pen, set_anchor, spot_brush, spot_pen,
@@ -97,7 +96,7 @@ class RooflinePlot(LogPlot):
         #: the chips' geometry and style the chips' items were last set from
         self._chips_shown: tuple | None = None
         #: the roofs' samples for the legend's placement, and the view they were made for
-        self._roof_kept: tuple | None = None
+        self.roof_kept: tuple | None = None
         self._regions_style: PlotStyle | None = None
         self._apply_base_style()
         self._restyle_items()
@@ -312,31 +311,12 @@ class RooflinePlot(LogPlot):
         layout.lay_out(self)
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
-        """What the legend should not cover: the roofs sampled along their length, the
-        points and their twins, and the op and roof labels."""
-        g = self.geometry
-        if g is None:
-            return np.empty(0), np.empty(0)
-        sx, sy = self.to_scene([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x],
-                               [p.y for p in g.points] + [p.y for p in g.points if p.net_x])
-        rx, ry = self._roof_samples(g)
-        tx, ty = label_samples(list(self.op_labels.values())
-                                     + list(self.roof_labels.values()))
-        return np.concatenate([sx, rx] + tx), np.concatenate([sy, ry] + ty)
+        return layout.obstacles(self)
 
-    def _roof_samples(self, g: pd.RooflineGeometry) -> tuple[np.ndarray, np.ndarray]:
-        """The roofs sampled along their length, in scene coordinates: kept while the
-        chips' geometry (the same objects while only points move) and the view stay."""
-        view = (g.chips, *self.view_range(), self.vb.sceneBoundingRect().getRect())
-        kept = self._roof_kept
-        if kept is not None and kept[0][0] is view[0] and kept[0][1:] == view[1:]:
-            return kept[1]
-        x0, x1 = view[1], view[2]
-        parts = [sample_polyline(r.x, r.y, x0, x1) for c in g.chips for r in c.roofs]
-        xy = self.to_scene(np.concatenate([np.empty(0)] + [p[0] for p in parts]),
-                           np.concatenate([np.empty(0)] + [p[1] for p in parts]))
-        self._roof_kept = (view, xy)
-        return xy
+    def all_labels(self) -> list:
+        """Every text label of the plot (what :mod:`.declutter` shows or hides)."""
+        return [*self.op_labels.values(), *self.roof_labels.values(),
+                *self.ridge_labels.values(), *self.region_labels.values()]
 
     def _bottom_labels(self) -> list:
         return list(self.ridge_labels.values())

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofgui.plotting.placement import GRID_FX, GRID_FY, covered, rect_bounds
+from roofgui.plotting.declutter import declutter, scene_rects
+from roofgui.plotting.placement import (GRID_FX, GRID_FY, covered, label_samples, rect_bounds,
+                                        sample_polyline)
 from roofgui.plotting.plot_items import label_size, set_anchor, text_px
 from roofgui.presentation import plotdata as pd
 
@@ -20,12 +22,12 @@ def lay_out(plot) -> None:
     x0, x1, y0, y1 = plot.view_range()
     px_x = max(plot.vb.width(), 1.0) / max(x1 - x0, 1e-9)  # pixels per decade
     px_y = max(plot.vb.height(), 1.0) / max(y1 - y0, 1e-9)
-    ridge_labels(plot, y0, px_x)
+    ridges = ridge_labels(plot, y0, px_x)
     points = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points
                                                 if p.net_x is not None]
     psx, psy = plot.to_scene([q[0] for q in points], [q[1] for q in points])
-    op_labels(plot, psx, psy, x0, x1, px_x)
-    roof_labels(plot, psx, psy, x0, x1, y0, px_x, px_y)
+    roofs = roof_labels(plot, psx, psy, x0, x1, y0, px_x, px_y)
+    ops = op_labels(plot, psx, psy, x0, x1, px_x, scene_rects(plot, roofs + ridges))
     # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
     for reg in g.regions:
         ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -37,21 +39,56 @@ def lay_out(plot) -> None:
             if "back" in plot.layers:
                 plot.layers["back"].invalidate()
     plot.place_legend()
-    region_labels(plot, x0, x1, y1, px_x)
+    regions = region_labels(plot, x0, x1, y1, px_x)
+    chosen = [lab for k, lab in ops if k[0] == plot.selected_op]
+    others = [lab for k, lab in ops if k[0] != plot.selected_op]
+    declutter(plot, chosen + roofs + ridges + others + regions)
 
 
-def ridge_labels(plot, y0: float, px_x: float) -> None:
-    """Ridge intensities along the bottom, stacked where they would overlap."""
+def obstacles(plot) -> tuple[np.ndarray, np.ndarray]:
+    """What the legend should not cover: the roofs sampled along their length, the
+    points and their twins, and the op and roof labels (scene coordinates)."""
+    g = plot.geometry
+    if g is None:
+        return np.empty(0), np.empty(0)
+    sx, sy = plot.to_scene([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x],
+                           [p.y for p in g.points] + [p.y for p in g.points if p.net_x])
+    rx, ry = roof_samples(plot, g)
+    tx, ty = label_samples(list(plot.op_labels.values()) + list(plot.roof_labels.values()))
+    return np.concatenate([sx, rx] + tx), np.concatenate([sy, ry] + ty)
+
+
+def roof_samples(plot, g) -> tuple[np.ndarray, np.ndarray]:
+    """The roofs sampled along their length, in scene coordinates: kept while the
+    chips' geometry (the same objects while only points move) and the view stay."""
+    view = (g.chips, *plot.view_range(), plot.vb.sceneBoundingRect().getRect())
+    kept = plot.roof_kept
+    if kept is not None and kept[0][0] is view[0] and kept[0][1:] == view[1:]:
+        return kept[1]
+    x0, x1 = view[1], view[2]
+    parts = [sample_polyline(r.x, r.y, x0, x1) for c in g.chips for r in c.roofs]
+    xy = plot.to_scene(np.concatenate([np.empty(0)] + [p[0] for p in parts]),
+                       np.concatenate([np.empty(0)] + [p[1] for p in parts]))
+    plot.roof_kept = (view, xy)
+    return xy
+
+
+def ridge_labels(plot, y0: float, px_x: float) -> list:
+    """Ridge intensities along the bottom, stacked where they would overlap (the labels
+    to show)."""
     s = plot.style
     char_w = text_px(s, s.annotation_font_pt) * 0.5
     ridges = sorted(((c.chip_id, r) for c in plot.geometry.chips for r in c.ridges
                      if r.label_shown), key=lambda t: t[1].x)
     widths = [(len(r.label) + 1.5) * char_w / px_x for _, r in ridges]
     rows = pd.stack_rows([r.x for _, r in ridges], widths)
+    out = []
     for (cid, r), row in zip(ridges, rows):
         lab = plot.ridge_labels[(cid, r.key)]
         lab.setPos(r.x, y0)
         set_anchor(lab, (0.5, 1.05 + 1.0 * row))
+        out.append(lab)
+    return out
 
 
 def _inside_view(rects, vr) -> list[int]:
@@ -60,49 +97,63 @@ def _inside_view(rects, vr) -> list[int]:
             and top + h <= vr.bottom()]
 
 
-def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float) -> None:
+def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarray) -> list:
     """Op labels beside their point: above or below (close neighbours alternate), else
-    to its right or left, wherever they cover the fewest points and earlier op labels
-    and stay in the view; centred ones slide inwards near the edges."""
+    to its right or left, wherever they cover the fewest points, earlier op labels and
+    the labels ``avoid`` (scene rectangles) and stay in the view; centred ones slide
+    inwards near the edges.  Returns ``(key, label)`` of each."""
     g, s = plot.geometry, plot.style
     vr = plot.vb.sceneBoundingRect()
     n = len(psx)
+    aw, ah = avoid[:, 2:3] - avoid[:, 0:1], avoid[:, 3:4] - avoid[:, 1:2]
+    ax_, ay_ = (avoid[:, 0:1] + GRID_FX * aw).ravel(), (avoid[:, 1:2] + GRID_FY * ah).ravel()
     placed = np.empty((2, n + GRID_FX.size * len(g.labels)))  # points, then labels placed
     placed[0, :n], placed[1, :n] = psx, psy
     margin = s.marker_size * 0.5
     lxs, lys = plot.to_scene([ol.x for ol in g.labels], [ol.y for ol in g.labels])
+    out = []
     for ol, lx, ly in zip(g.labels, lxs.tolist(), lys.tolist()):
         item = plot.op_labels.get(ol.key)
         if item is None:
             continue
+        out.append((ol.key, item))
         w_px, h_px = label_size(item)
-        w, edge, ax = w_px / px_x, 4.0 / px_x, 0.5
-        if w > 0:
-            ax = min(max(ax, 1.0 - (x1 - edge - ol.x) / w), (ol.x - x0 - edge) / w)
-            ax = min(max(ax, 0.0), 1.0)
-        near, far = (1.3, -0.3) if ol.side == "above" else (-0.3, 1.3)
-        side = s.marker_size * 0.8 / w_px if w_px > 0 else 0.0
-        anchors = [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5)]
+        anchors = op_anchors(ol, w_px, px_x, x0, x1, s.marker_size)
         rects = pd.label_rects(lx, ly, w_px, h_px, anchors)
         ok = _inside_view(rects, vr)
         best = 0
         if ok:  # the fewest points and labels covered, not counting its own point
             xy = placed[:, :n]
             others = ~(np.abs(xy - np.array([[lx], [ly]])) < 0.5).all(axis=0)
-            counts = covered(rect_bounds([rects[i] for i in ok], margin),
-                             xy[0][others], xy[1][others])
+            bounds = rect_bounds([rects[i] for i in ok], margin)
+            counts = covered(bounds, xy[0][others], xy[1][others]) * 1000 \
+                + covered(bounds, ax_, ay_)  # (then: the fewest other labels covered)
             best = ok[int(np.argmin(counts))]  # (ties: the first)
         set_anchor(item, anchors[best])
         left, top, rw, rh = rects[best]
         k = n + GRID_FX.size
         placed[0, n:k], placed[1, n:k] = left + GRID_FX * rw, top + GRID_FY * rh
         n = k
+    return out
+
+
+def op_anchors(ol, w_px: float, px_x: float, x0: float, x1: float, marker: float) -> list:
+    """Where an op's label may go: centred above or below its point (slid inwards near
+    the view's edges), or to its right or left."""
+    w, edge, ax = w_px / px_x, 4.0 / px_x, 0.5
+    if w > 0:
+        ax = min(max(ax, 1.0 - (x1 - edge - ol.x) / w), (ol.x - x0 - edge) / w)
+        ax = min(max(ax, 0.0), 1.0)
+    near, far = (1.3, -0.3) if ol.side == "above" else (-0.3, 1.3)
+    side = marker * 0.8 / w_px if w_px > 0 else 0.0
+    return [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5)]
 
 
 def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
-                px_y: float) -> None:
+                px_y: float) -> list:
     """Compute-roof labels just above their roofs, spread apart: at the right edge, or
-    just after the ridge when an op's point sits where the label would go."""
+    just after the ridge when an op's point sits where the label would go (the labels
+    with room to show)."""
     s = plot.style
     roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
     labs = [plot.roof_labels[(cid, r.key)] for cid, r in roofs]
@@ -110,6 +161,7 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
     line_h = text_px(s, s.annotation_font_pt)
     spread = pd.spread_1d([(r.y[0] - y0) * px_y for _, r in roofs], line_h * 1.02)
     pad = 3 * s.axis_width / px_x
+    out = []
     for lab, (_, r), y_px, (w_px, h_px) in zip(labs, roofs, spread, sizes):
         y = y0 + y_px / px_y
         start = max(r.x[0], x0) + 2 * pad
@@ -120,38 +172,44 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
             [c[i] for c in cands for i in (0, 1)], [y] * 4)
         rects = [(l0, t0 - h_px, r0 - l0, h_px), (l1, t1 - h_px, r1 - l1, h_px)]
         counts = covered(rect_bounds(rects, s.marker_size * 0.6), psx, psy)
-        lab.setVisible(bool(right - start > w_px / px_x))
+        if right - start > w_px / px_x:
+            out.append(lab)
         # the fewest points covered; a tie: the right edge
         a, b, anchor = cands[0 if counts[0] <= counts[1] else 1]
         lab.setPos(b if anchor[0] == 1.0 else a, y)
         set_anchor(lab, anchor)
+    return out
 
 
-def region_labels(plot, x0: float, x1: float, y1: float, px_x: float) -> None:
-    """Band names along the top, where their band is wide enough, never under the legend."""
+def region_labels(plot, x0: float, x1: float, y1: float, px_x: float) -> list:
+    """Band names along the top, where their band is wide enough, never under the legend
+    (the labels to show)."""
     g, s = plot.geometry, plot.style
     char_w = text_px(s, s.annotation_font_pt) * 0.5
-    legend_rect = plot.legend.sceneBoundingRect() if plot.legend.isVisible() else None
+    out = []
     for kind, lab in plot.region_labels.items():
         reg = next((r for r in g.regions if r.kind == kind), None)
         name = pd.REGION_SHORT[kind]
-        visible = reg is not None and s.show_region_labels
-        if visible:
-            a, b = max(reg.x0, x0), min(reg.x1, x1)
-            visible = b - a > (len(name) * char_w + 16) / px_x
-        if visible:
-            if lab.toPlainText() != name:
-                lab.setText(name)
-            if kind == "red":  # hug the edge where bandwidth stops binding
-                lab.setPos(b - 6 / px_x, y1)
-                set_anchor(lab, (1.0, -0.15))
-            elif kind == "green":
-                lab.setPos(a + 6 / px_x, y1)
-                set_anchor(lab, (0.0, -0.15))
-            else:
-                lab.setPos((a + b) / 2, y1)
-                set_anchor(lab, (0.5, -0.15))
-            lab.setVisible(True)
-            if legend_rect is not None and lab.sceneBoundingRect().intersects(legend_rect):
-                visible = False
-        lab.setVisible(visible)
+        if reg is None or not s.show_region_labels:
+            continue
+        a, b = max(reg.x0, x0), min(reg.x1, x1)
+        if b - a <= (len(name) * char_w + 16) / px_x:
+            continue
+        if lab.toPlainText() != name:
+            lab.setText(name)
+        if kind == "red":  # hug the edge where bandwidth stops binding
+            lab.setPos(b - 6 / px_x, y1)
+            set_anchor(lab, (1.0, -0.15))
+        elif kind == "green":
+            lab.setPos(a + 6 / px_x, y1)
+            set_anchor(lab, (0.0, -0.15))
+        else:
+            lab.setPos((a + b) / 2, y1)
+            set_anchor(lab, (0.5, -0.15))
+        out.append(lab)
+    if plot.legend.isVisible() and plot.legend.parentItem() is plot.vb and out:
+        lr = plot.legend.sceneBoundingRect()
+        r = scene_rects(plot, out)
+        out = [lab for lab, (left, top, right, bottom) in zip(out, r.tolist())
+               if right < lr.left() or left > lr.right() or bottom < lr.top() or top > lr.bottom()]
+    return out

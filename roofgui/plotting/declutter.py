@@ -1,0 +1,53 @@
+"""The last step of laying out a plot's text: labels wanted on show are shown in order of
+importance, each only if it lies whole inside the axes and clear of every label shown
+before it; the rest are hidden (what they say is in the hover tooltips).  Rectangles are
+worked out from each label's pin, anchor and text size, so a hidden label (whose
+transform Qt leaves stale) is judged where it would be.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from roofgui.plotting.plot_items import label_size
+
+
+def scene_rects(plot, items: Sequence) -> np.ndarray:
+    """``(n, 4)`` scene rectangles ``left, top, right, bottom`` of text labels as pinned."""
+    if not items:
+        return np.empty((0, 4))
+    sx, sy = plot.to_scene([it.pos().x() for it in items], [it.pos().y() for it in items])
+    wh = np.array([label_size(it) for it in items], dtype=np.float64)
+    an = np.array([(it.anchor.x(), it.anchor.y()) for it in items], dtype=np.float64)
+    left, top = sx - an[:, 0] * wh[:, 0], sy - an[:, 1] * wh[:, 1]
+    return np.column_stack([left, top, left + wh[:, 0], top + wh[:, 1]])
+
+
+def declutter(plot, wanted: Sequence) -> list:
+    """Show the labels of ``wanted`` (most important first) that fit, hide the rest and
+    every label of the plot's ``all_labels()`` not wanted; returns the shown ones."""
+    rects = scene_rects(plot, wanted)
+    vr = plot.vb.sceneBoundingRect()
+    tol = 0.5
+    inside = ((rects[:, 0] >= vr.left() - tol) & (rects[:, 1] >= vr.top() - tol)
+              & (rects[:, 2] <= vr.right() + tol) & (rects[:, 3] <= vr.bottom() + tol))
+    kept = np.empty((len(wanted), 4))
+    n = 0
+    shown = []
+    for item, r, ok in zip(wanted, rects, inside.tolist()):
+        if ok and n:
+            k = kept[:n]
+            ok = not ((k[:, 0] < r[2]) & (k[:, 2] > r[0]) & (k[:, 1] < r[3])
+                      & (k[:, 3] > r[1])).any()
+        if ok:
+            kept[n] = r
+            n += 1
+            shown.append(item)
+    keep = {id(it) for it in shown}
+    for item in plot.all_labels():
+        on = id(item) in keep
+        if item.isVisible() != on:
+            item.setVisible(on)
+    return shown
