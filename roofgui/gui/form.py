@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit,
                                QSizePolicy, QVBoxLayout, QWidget)
 
 from roofgui.model.catalog import Catalog
@@ -137,6 +137,10 @@ class SweepControls(QWidget):
                          ("Plot", self.y_combo)):
             lay.addWidget(make_label(label, w, w.toolTip()))
             lay.addWidget(w)
+        self.all_ops_check = QCheckBox("All ops")
+        self.all_ops_check.setObjectName("sweep_all_ops")
+        self.all_ops_check.setToolTip("Draw every op's curves (off: the selected op's alone).")
+        lay.addWidget(self.all_ops_check)
         self.message = QLabel()
         self.message.setStyleSheet("color: #d32f2f;")
         self.message.setWordWrap(True)
@@ -169,6 +173,9 @@ class SweepControls(QWidget):
         def w_y(s: Scenario, v: str) -> None:
             s.sweep.y = v
 
+        def w_all(s: Scenario, v: bool) -> None:
+            s.sweep.all_ops = bool(v)
+
         def w_start(s: Scenario, v: float) -> None:
             s.sweep.start = v
 
@@ -182,6 +189,8 @@ class SweepControls(QWidget):
             bind(self.stop_edit, lambda s: s.sweep.stop, w_stop, key="stop", text="stop",
                  apply=apply),
             bind(self.y_combo, lambda s: s.sweep.y, w_y, key="y", text="y axis", apply=apply),
+            bind(self.all_ops_check, lambda s: s.sweep.all_ops, w_all, key="all_ops",
+                 text="all ops", apply=apply),
         ]
 
     def _on_changed(self, part: str, origin: object) -> None:

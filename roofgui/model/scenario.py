@@ -89,6 +89,7 @@ class SweepSpec:
     stop: float = 16384.0
     points: int = 400
     y: str = "flops"  # one of SWEEP_Y: "flops", "time"; for an LLM step "throughput", "latency"
+    all_ops: bool = False  # every op's curves, or (False) the selected op's alone
 
 
 #: The largest |log10| a view may reach: zoom stops there, and a saved view past it is reset.
@@ -271,7 +272,7 @@ def _check_version(data: dict, where: str) -> None:
 
 
 def _parse_sweep(sw: dict, where: str) -> SweepSpec:
-    _keys(sw, {"dim", "start", "stop", "points", "y"}, where, "sweep.")
+    _keys(sw, {"dim", "start", "stop", "points", "y", "all_ops"}, where, "sweep.")
     spec = SweepSpec()
     spec.dim = _expect(sw.get("dim", "B"), str, where, "sweep.dim", "a dimension name")
     spec.start = _positive(_expect(sw.get("start", 1.0), float, where, "sweep.start", "a number"),
@@ -288,7 +289,7 @@ def _parse_sweep(sw: dict, where: str) -> SweepSpec:
     if y not in SWEEP_Y:
         _fail(where, "sweep.y", "must be 'flops' or 'time' (or, for an LLM step, "
               "'throughput' or 'latency')")
-    spec.y = y
+    spec.y, spec.all_ops = y, _expect(sw.get("all_ops", False), bool, where, "sweep.all_ops", "true or false")
     return spec
 
 

@@ -24,6 +24,10 @@ from roofgui.presentation.style import PlotStyle
 
 __all__ = ["LogAxis", "RooflinePlot", "LEGEND_CORNERS"]
 
+#: From this many ops on, the ops other than the selected one are drawn faded (alpha)
+FADE_FROM = 4
+FADED = 0.3
+
 
 def _sync_keys(store: dict, keys, make, remove) -> None:
     """Items in ``store`` for exactly ``keys``: ``make(key)`` for new ones, ``remove`` the rest."""
@@ -224,13 +228,15 @@ class RooflinePlot(LogPlot):
         chip's colour), the hollow link twins as another, and the twins' dotted
         connectors as one line per chip."""
         s = self.style
-        pts = g.points
+        faded = self.faded_ops(g)  # (drawn first, under the selected op's points)
+        pts = sorted(g.points, key=lambda p: p.op_index not in faded) if faded else g.points
         twins = [p for p in pts if p.net_x is not None]
+        alpha = [FADED if p.op_index in faded else None for p in pts]
         self.point_item.setData(
             x=[p.x for p in pts], y=[p.y for p in pts], data=list(pts),
             symbol=[p.symbol for p in pts], size=s.marker_size,
-            pen=spot_pen(s.marker_edge, s.marker_outline),
-            brush=[spot_brush(s.colour(p.colour)) for p in pts])
+            pen=[spot_pen(s.marker_edge, s.marker_outline, a) for a in alpha],
+            brush=[spot_brush(s.colour(p.colour), a) for p, a in zip(pts, alpha)])
         self.twin_item.setData(
             x=[p.net_x for p in twins], y=[p.y for p in twins],
             data=twins, symbol=[p.symbol for p in twins],
@@ -251,6 +257,13 @@ class RooflinePlot(LogPlot):
         self._sync_views(self.points, self.point_item, self.spot_keys["points"])
         self._sync_views(self.net_points, self.twin_item, self.spot_keys["twins"])
 
+    def faded_ops(self, g: pd.RooflineGeometry) -> set[int]:
+        """The ops drawn faded: all but the selected one, when there are many ops."""
+        ops = {lab.op_index for lab in g.labels}
+        if self.selected_op not in ops or len(ops) < FADE_FROM:
+            return set()
+        return ops - {self.selected_op}
+
     @staticmethod
     def _sync_views(views: dict, item: pg.ScatterPlotItem, keys: list) -> None:
         """Each spot's view by point key (the same object while the point shows)."""
@@ -266,6 +279,7 @@ class RooflinePlot(LogPlot):
     def _sync_op_labels(self, g: pd.RooflineGeometry) -> None:
         s = self.style
         labels = {lab.key: lab for lab in g.labels}
+        faded = self.faded_ops(g)
         _sync_keys(self.op_labels, labels, lambda _: self._add_label(20), self._remove)
         for k in [k for k in self._label_looks if k not in labels]:
             del self._label_looks[k]
@@ -274,9 +288,11 @@ class RooflinePlot(LogPlot):
             if item.toPlainText() != lab.text:
                 item.setText(lab.text)
             on = k[0] == self.selected_op  # the op the results show: bold, framed
-            if self._label_looks.get(k) != (s, on):
-                self._label_looks[k] = (s, on)
-                style_label(item, s, s.foreground, s.annotation_font_pt, bold=on, framed=on)
+            dim = k[0] in faded
+            if self._label_looks.get(k) != (s, on, dim):
+                self._label_looks[k] = (s, on, dim)
+                style_label(item, s, s.muted if dim else s.foreground, s.annotation_font_pt,
+                            bold=on, framed=on)
             item.setPos(lab.x, lab.y)
             set_anchor(item, (0.5, 1.3) if lab.side == "above" else (0.5, -0.3))
 
@@ -327,6 +343,7 @@ class RooflinePlot(LogPlot):
             return
         self.selected_op = index
         if self.geometry is not None:
+            self._sync_points(self.geometry)  # (many ops: the others fade)
             self._sync_op_labels(self.geometry)
         self._relayout.start()  # a bold label is wider: slide it inwards again if need be
 

@@ -10,7 +10,9 @@ from typing import Mapping
 import numpy as np
 import pyqtgraph as pg
 
+from roofgui.plotting import sweep_focus as focus
 from roofgui.plotting.cache_layer import CacheLayer
+from roofgui.plotting.declutter import declutter
 from roofgui.plotting.placement import label_samples
 from roofgui.plotting.plot_base import LogPlot
 from roofgui.plotting.plot_items import (Spot, face_colour, make_pen, set_anchor, spot_brush,
@@ -51,6 +53,13 @@ class SweepPlot(LogPlot):
         self.crit_guides: dict[tuple[int, str, str], pg.PlotCurveItem] = {}
         self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
         self._colours: dict[str, int] = {}
+        #: the selected op (its curves drawn strong) and its value of the swept dimension
+        self.focus_op: int | None = None
+        self.value_guide = self._add_guide(-20)
+        self.value_label = self._add_label(20)
+        self.value_guide.setVisible(False)
+        self.value_label.setVisible(False)
+        self._value: tuple[float | None, str] = (None, "")
         #: each curve's look and data as last set, by line key (what an edit left alone
         #: is not set again)
         self._looks: dict[tuple, tuple] = {}
@@ -59,6 +68,7 @@ class SweepPlot(LogPlot):
         self._memo = sg.SweepMemo()
         #: the first and last of the lines drawn live (not from a cache layer's picture)
         self._live: tuple | None = None
+        self._value_style: PlotStyle | None = None
         self._apply_base_style()
 
     def update_from(self, scenario, curves, colours: Mapping[str, int] | None = None) -> None:
@@ -67,6 +77,9 @@ class SweepPlot(LogPlot):
         ``colours``: palette slots per chip id to keep (pass the roofline's
         ``geometry.colours`` so a chip has one colour in both plots).
         """
+        self.focus_op = focus.selected_op(scenario)
+        self._value = focus.current_value(scenario)
+        curves = focus.focus_curves(scenario, curves)
         prev = dict(self._colours)
         prev.update({k: v for k, v in (colours or {}).items() if not k.startswith("op:")})
         g = sg.sweep_geometry(scenario, curves, prev, n_colours=len(self.style.palette),
@@ -127,11 +140,9 @@ class SweepPlot(LogPlot):
                 self._data[k] = (x, y)
                 self.curves[k].setData(x, y)
                 moved.add(k)
-            lab = self.crit_labels[k]
-            has = ln.crit_x is not None
-            if has and lab.toPlainText() != ln.crit_label:
+            lab = self.crit_labels[k]  # (shown or not: _lay_out, by what fits)
+            if ln.crit_x is not None and lab.toPlainText() != ln.crit_label:
                 lab.setText(ln.crit_label)
-            lab.setVisible(has and ln.crit_label_shown)  # a repeated label: once
         self._sync_layers(moved)
 
     def _sync_guides(self, g: sg.SweepGeometry) -> None:
@@ -180,16 +191,22 @@ class SweepPlot(LogPlot):
         the guides and the markers."""
         s = self.style
         g = self.geometry
+        if self._value_style is not s:
+            self._value_style = s
+            self.value_guide.setPen(make_pen(s.neutral, s.guide_width, "dot", alpha=0.8))
+            style_label(self.value_label, s, s.muted, s.annotation_font_pt)
         if g is None:
             return
+        faded = focus.faded_ops(g.lines, self.focus_op)
         for ln in g.lines:
-            look = (s, ln.colour, ln.dash)
+            alpha = focus.FADED if ln.op_index in faded else None
+            look = (s, ln.colour, ln.dash, alpha)
             if self._looks.get(ln.key) == look:
                 continue
             self._looks[ln.key] = look
             self._invalidate_layers()
             col = s.colour(ln.colour)
-            self.curves[ln.key].setPen(make_pen(col, s.curve_width, ln.dash))
+            self.curves[ln.key].setPen(make_pen(col, s.curve_width, ln.dash, alpha=alpha))
             style_label(self.crit_labels[ln.key], s, col, s.annotation_font_pt, bold=True)
         self._sync_guides(g)
         self._sync_markers(g)
@@ -207,9 +224,10 @@ class SweepPlot(LogPlot):
                        for name, col in chips]
             entries += [(name, dict(pen=make_pen(s.neutral, s.curve_width, dash)))
                         for name, dash in ops]
-        else:
-            entries = [(ln.legend, dict(pen=make_pen(s.colour(ln.colour),
-                                                             s.curve_width, ln.dash)))
+        else:  # (one op: the chips' names alone say which line is which)
+            one_op = len({o for o, _ in ops}) == 1 and len(chips) > 1
+            entries = [(ln.chip_label if one_op else ln.legend,
+                        dict(pen=make_pen(s.colour(ln.colour), s.curve_width, ln.dash)))
                        for ln in g.lines]
         self._legend_entries(entries)
 
@@ -230,7 +248,15 @@ class SweepPlot(LogPlot):
                 lab = self.crit_labels[ln.key]
                 lab.setPos(ln.crit_x, y0)
                 set_anchor(lab, (0.5, 1.05 + 1.0 * row))
+            value = focus.place_value_marker(self, *self._value)
+            mine = [self.crit_labels[ln.key] for ln in lines if ln.op_index == self.focus_op]
+            rest = [self.crit_labels[ln.key] for ln in lines if ln.op_index != self.focus_op]
+            declutter(self, value + mine + rest)  # (only the labels that fit)
         self.place_legend()
+
+    def all_labels(self) -> list:
+        """Every text label of the plot (what :mod:`.declutter` shows or hides)."""
+        return [*self.crit_labels.values(), self.value_label]
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
         """What the legend should not cover: the curves' drawn points (about 20 a decade,
@@ -252,8 +278,8 @@ class SweepPlot(LogPlot):
         kind = g.y_kind if g else "si"
         dim = g.dim if g else "x"
         unit = "FLOP/s" if kind == "si" else ""
-        return (f"{dim} = {pd.tick_label_exact(x_log, 'plain')}   "
-                f"{pd.tick_label_exact(y_log, kind)}{unit}")
+        return (f"x: {dim} = {pd.tick_label_exact(x_log, 'plain')}    "
+                f"y: {pd.tick_label_exact(y_log, kind)}{unit}")
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
         tip = self._spot_tip([self.crit_item], scene_pos)

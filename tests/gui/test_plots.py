@@ -296,6 +296,7 @@ def test_sweep_two_ops_two_chips_has_four_curves_with_critical_markers(qtbot, ca
     sc = Scenario(chips=["tpu-v5e", "h100-sxm"], ops=[
         OpSpec("D=F=4096", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"}),
         OpSpec("D=F=1024", "matmul", {"D": 1024, "F": 1024}, {"w": "int8"})])
+    sc.sweep.all_ops = True  # (by default: the selected op's curves alone)
     curves, errors = sweep_scenario(sc, cat)
     assert not errors
     w.update_from(sc, curves)
@@ -330,6 +331,7 @@ def test_sweep_draws_a_repeated_critical_label_once(qtbot, cat):
     mm = OpSpec("a", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})
     sc = Scenario(chips=["tpu-v5e"], ops=[mm, OpSpec("b", "matmul", dict(mm.dims), dict(mm.dtypes)),
                                           OpSpec("c", "matmul", {"D": 1024, "F": 1024}, {"w": "int8"})])
+    sc.sweep.all_ops = True
     w.update_from(sc, sweep_scenario(sc, cat)[0])
     labels = {k[0]: lab for k, lab in w.crit_labels.items()}
     assert labels[0].toPlainText() == labels[1].toPlainText() == "B* = 136"
@@ -644,6 +646,7 @@ def test_sweep_critical_markers_are_one_scatter_with_a_view_per_line(qtbot, cat)
     mm = OpSpec("a", "matmul", {"D": 4096, "F": 4096}, {"w": "int8"})
     sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
                   ops=[mm, OpSpec("b", "matmul", {"D": 1024, "F": 1024}, {"w": "int8"})])
+    sc.sweep.all_ops = True
     w.update_from(sc, sweep_scenario(sc, cat)[0])
     lines = {ln.key: ln for ln in w.geometry.lines}
     assert len(lines) == 4 and all(ln.crit_x is not None for ln in lines.values())

@@ -21,7 +21,7 @@ def many_points(points: int) -> Scenario:
     return Scenario(title="a long sweep", chips=["tpu-v5e", "h100-sxm"], ops=[
         OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {}),
         OpSpec("narrow", "matmul", {"B": 64, "D": 4096, "F": 1024}, {}),
-    ], sweep=SweepSpec("B", 1.0, 1e6, points))
+    ], sweep=SweepSpec("B", 1.0, 1e6, points, all_ops=True))
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from gui_helpers import assert_same_picture, cached_and_plain, pixels, three_ops
 # -- the sweep plot's update --------------------------------------------------------------
 
 def scenario():
-    return three_ops(sweep=SweepSpec("B", 1, 65536, 800))
+    return three_ops(sweep=SweepSpec("B", 1, 65536, 800, all_ops=True))
 
 
 def fresh(qtbot, like, sc, curves, colours=None):

@@ -183,6 +183,10 @@ def test_adding_an_op_adds_a_point_and_a_sweep_curve(window, qtbot):
     flush(window)
     sc = window.doc.scenario
     assert len(sc.ops) == 2 and sc.selected == 1 and sc.ops[1].name == "matmul 2"
+    assert {k[0] for k in window.sweep_plot.curves} == {1}  # (the selected op's)
+    qtbot.mouseClick(window.sweep_controls.all_ops_check, Qt.MouseButton.LeftButton)
+    flush(window)
+    assert window.doc.scenario.sweep.all_ops
     assert {k[0] for k in window.sweep_plot.curves} == {0, 1}
     assert window.form.ops.list.count() == 2
     assert window.results.heading.text().startswith("matmul 2")

@@ -1,0 +1,68 @@
+"""What the sweep plot focuses on: the selected op's curves (or every op's, the others
+faded when there are many), and where the selected op's own value of the swept
+dimension sits (a dotted vertical line and its value along the top).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from roofgui.model.units import format_number
+
+#: From this many ops drawn on, the ops other than the selected one are faded (alpha)
+FADE_FROM = 4
+FADED = 0.3
+
+
+def selected_op(scenario) -> int | None:
+    return scenario.selected if scenario.ops and 0 <= scenario.selected < len(scenario.ops) \
+        else None
+
+
+def focus_curves(scenario, curves) -> list:
+    """The curves to draw: the selected op's alone unless the sweep shows all ops (or the
+    selected op has none: then all)."""
+    sel = selected_op(scenario)
+    if scenario.sweep.all_ops or sel is None:
+        return list(curves)
+    mine = [c for c in curves if c.op_index == sel]
+    return mine or list(curves)
+
+
+def faded_ops(lines, selected: int | None) -> set[int]:
+    """The ops whose curves are faded: all but the selected one, when there are many."""
+    ops = {ln.op_index for ln in lines}
+    if selected not in ops or len(ops) < FADE_FROM:
+        return set()
+    return ops - {selected}
+
+
+def current_value(scenario) -> tuple[float | None, str]:
+    """log10 of the selected op's value of the swept dimension and its text
+    ("B = 8192"), or (None, "") when it has none."""
+    sel = selected_op(scenario)
+    dim = scenario.sweep.dim
+    v = scenario.ops[sel].dims.get(dim) if sel is not None else None
+    if not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v):
+        return None, ""
+    return math.log10(v), f"{dim} = {format_number(v)}"
+
+
+def place_value_marker(plot, x: float | None, text: str) -> list:
+    """The dotted line at the current value and its label along the top (the label to
+    show, if any)."""
+    guide, label = plot.value_guide, plot.value_label
+    guide.setVisible(x is not None)
+    if x is None:
+        return []
+    x0, x1, y0, y1 = plot.view_range()
+    guide.setData(np.array([x, x]), np.array([y0 - 1.0, y1 + 1.0]))
+    if label.toPlainText() != text:
+        label.setText(text)
+    label.setPos(x, y1)
+    anchor = (0.0, -0.15) if x < (x0 + x1) / 2 else (1.0, -0.15)
+    if (label.anchor.x(), label.anchor.y()) != anchor:
+        label.setAnchor(anchor)
+    return [label]
