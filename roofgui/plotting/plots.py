@@ -235,7 +235,8 @@ class RooflinePlot(LogPlot):
         self.point_item.setData(
             x=[p.x for p in pts], y=[p.y for p in pts], data=list(pts),
             symbol=[p.symbol for p in pts], size=s.marker_size,
-            pen=[spot_pen(s.marker_edge, s.marker_outline, a) for a in alpha],
+            pen=[spot_pen(s.marker_edge, s.marker_outline, a) for a in alpha] if faded
+            else spot_pen(s.marker_edge, s.marker_outline),
             brush=[spot_brush(s.colour(p.colour), a) for p, a in zip(pts, alpha)])
         self.twin_item.setData(
             x=[p.net_x for p in twins], y=[p.y for p in twins],
