@@ -75,7 +75,10 @@ def place_legend(plot) -> None:
     rects, lifts, fits = corner_rects(plot, corners)
     best = 0
     if len(corners) > 1 and plot.vb.sceneBoundingRect().width() > 0:
-        counts = covered(rect_bounds(rects, 4), *plot.obstacles())
+        # (back inside only with room to spare: a point moving to and fro as the user
+        # types must not move the legend, and the axes' size, in and out each time)
+        out = plot.steady_legend and plot.legend_corner in ("right", "below")
+        counts = covered(rect_bounds(rects, 4 + 20 * out), *plot.obstacles())
         counts[~np.array(fits)] += 1 << 40  # (a corner the legend does not fit: last)
         best = int(np.argmin(counts))  # (ties: the first)
         if counts[best] > 0 and lg.items:
