@@ -171,10 +171,12 @@ class SweepPlot(LogPlot):
         colour around the background's colour."""
         s = self.style
         marks = [ln for ln in g.lines if ln.crit_x is not None]
+        faded = focus.faded_ops(g.lines, self.focus_op)
         self.crit_item.setData(
             x=[ln.crit_x for ln in marks], y=[ln.crit_y for ln in marks],
             data=[ln.tooltip for ln in marks], symbol="o", size=s.ridge_size * 1.3,
-            pen=[spot_pen(s.colour(ln.colour), s.marker_outline * 1.5) for ln in marks],
+            pen=[spot_pen(s.colour(ln.colour), s.marker_outline * 1.5,
+                          focus.FADED if ln.op_index in faded else None) for ln in marks],
             brush=spot_brush(face_colour(s)))
         self.crit_item.setVisible(bool(marks))
         at = {ln.key: i for i, ln in enumerate(marks)}

@@ -75,6 +75,10 @@ def test_the_sweep_draws_the_selected_op_unless_all_ops(qtbot, window, tmp_path)
     alpha = {k: c.opts["pen"].color().alphaF() for k, c in plot.curves.items()}
     assert {a for k, a in alpha.items() if k[0] == 2} == {1.0}
     assert max(a for k, a in alpha.items() if k[0] != 2) < 0.5
+    rings = {k: m.opts["pen"].color().alphaF() for k, m in plot.crit_markers.items()
+             if m.isVisible()}
+    assert {a for k, a in rings.items() if k[0] == 2} == {1.0}
+    assert max(a for k, a in rings.items() if k[0] != 2) < 0.5
     shown = [lab for lab in plot.crit_labels.values() if lab.isVisible()]
     assert 0 < len(shown) < 100  # only what fits (of ~250)
     assert_labels_clear(plot)
