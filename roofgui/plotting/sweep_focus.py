@@ -10,10 +10,13 @@ import math
 import numpy as np
 
 from roofgui.model.units import format_number
+from roofgui.presentation.plotdata import stack_rows
 
 #: From this many ops drawn on, the ops other than the selected one are faded (alpha)
 FADE_FROM = 4
 FADED = 0.3
+#: Rows of the other ops' critical labels stacked above the selected op's (the rest: hover)
+OTHER_ROWS = 2
 
 
 def selected_op(scenario) -> int | None:
@@ -66,3 +69,25 @@ def place_value_marker(plot, x: float | None, text: str) -> list:
     if (label.anchor.x(), label.anchor.y()) != anchor:
         label.setAnchor(anchor)
     return [label]
+
+
+def label_rows(lines, selected: int | None, width) -> list[tuple]:
+    """``(line, row)`` of the critical labels to show (``lines``: those with a critical
+    value), the selected op's first: stacked along the x axis where they would overlap
+    (``width(line)``: in decades); the other ops' stacked above them,
+    :data:`OTHER_ROWS` rows at most, less those repeating one already shown."""
+    mine, seen = [], set()
+    for ln in lines:
+        if ln.op_index == selected and (ln.crit_label, ln.crit_x) not in seen:
+            seen.add((ln.crit_label, ln.crit_x))
+            mine.append(ln)
+    rest = [ln for ln in lines if ln.op_index != selected and ln.crit_label_shown
+            and (ln.crit_label, ln.crit_x) not in seen]
+    if selected is None:
+        mine, rest = rest, []
+    rows = stack_rows([ln.crit_x for ln in mine], [width(ln) for ln in mine])
+    out = list(zip(mine, rows))
+    base = max(rows, default=-1) + 1
+    more = stack_rows([ln.crit_x for ln in rest], [width(ln) for ln in rest])
+    out += [(ln, base + r) for ln, r in zip(rest, more) if r < OTHER_ROWS]
+    return out

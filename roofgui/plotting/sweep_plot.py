@@ -242,18 +242,15 @@ class SweepPlot(LogPlot):
             x0, x1, y0, _ = self.view_range()
             px_x = max(self.vb.width(), 1.0) / max(x1 - x0, 1e-9)
             char_w = text_px(s, s.annotation_font_pt) * 0.5
-            lines = sorted([ln for ln in g.lines if ln.crit_x is not None and ln.crit_label_shown],
-                           key=lambda ln: ln.crit_x)
-            widths = [(len(ln.crit_label) + 1.5) * char_w / px_x for ln in lines]
-            rows = pd.stack_rows([ln.crit_x for ln in lines], widths)
-            for ln, row in zip(lines, rows):
+            lines = [ln for ln in g.lines if ln.crit_x is not None]
+            placed = focus.label_rows(lines, self.focus_op,
+                                      lambda ln: (len(ln.crit_label) + 1.5) * char_w / px_x)
+            for ln, row in placed:
                 lab = self.crit_labels[ln.key]
                 lab.setPos(ln.crit_x, y0)
                 set_anchor(lab, (0.5, 1.05 + 1.0 * row))
             value = focus.place_value_marker(self, *self._value)
-            mine = [self.crit_labels[ln.key] for ln in lines if ln.op_index == self.focus_op]
-            rest = [self.crit_labels[ln.key] for ln in lines if ln.op_index != self.focus_op]
-            declutter(self, value + mine + rest)  # (only the labels that fit)
+            declutter(self, value + [self.crit_labels[ln.key] for ln, _ in placed])
         self.place_legend()
 
     def all_labels(self) -> list:

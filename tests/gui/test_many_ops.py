@@ -81,6 +81,11 @@ def test_the_sweep_draws_the_selected_op_unless_all_ops(qtbot, window, tmp_path)
     assert max(a for k, a in rings.items() if k[0] != 2) < 0.5
     shown = [lab for lab in plot.crit_labels.values() if lab.isVisible()]
     assert 0 < len(shown) < 100  # only what fits (of ~250)
+    # the selected op's labelled first; the other ops' in two rows above them at most
+    assert any(lab.isVisible() for k, lab in plot.crit_labels.items() if k[0] == 2)
+    tops = {round(lab.sceneBoundingRect().top()) for k, lab in plot.crit_labels.items()
+            if k[0] != 2 and lab.isVisible()}
+    assert 0 < len(tops) <= 2
     assert_labels_clear(plot)
     # saved with the scenario
     path = tmp_path / "all.json"
