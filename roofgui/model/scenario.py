@@ -14,7 +14,8 @@ Format (``version`` 1)::
       "what_if": {"peak": 1, "hbm": 1, "link": 1},
       "derate": false,
       "sweep": {"dim": "B", "start": 1, "stop": 16384, "points": 400, "y": "flops"},
-      "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units)},
+      "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units),
+               "tab": "roofline" | "sweep"   (optional: the plot it opens on)},
       "selected": 0
     }
 """
@@ -30,6 +31,7 @@ from typing import Any
 from roofgui.model.chips import SHARD_LINKS
 from roofgui.model.dtypes import get_dtype
 from roofgui.model.errors import ModelError, ScenarioError
+from roofgui.model.view import VIEW_LIMIT, VIEW_TABS, ViewSpec, parse_view, view_in_range  # noqa: F401
 from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optional_op_kinds
 from roofgui.model.paths import UnreadableFile, atomic_write, read_regular_file
 from roofgui.model.roofline import Settings
@@ -91,23 +93,6 @@ class SweepSpec:
     y: str = "flops"  # one of SWEEP_Y: "flops", "time"; for an LLM step "throughput", "latency"
 
 
-#: The largest |log10| a view may reach: zoom stops there, and a saved view past it is reset.
-VIEW_LIMIT = 40.0
-
-
-@dataclass
-class ViewSpec:
-    roofline: list[float] | None = None  # [x0, x1, y0, y1] in log10 units
-
-
-def view_in_range(r: Any) -> bool:
-    """Whether ``r`` is a view the plots can draw: 4 finite numbers within ±VIEW_LIMIT, ordered."""
-    try:
-        ok = len(r) == 4 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                 and math.isfinite(v) and abs(v) <= VIEW_LIMIT for v in r)
-    except (TypeError, OverflowError):  # not a list; an integer past what a float holds
-        return False
-    return ok and r[0] < r[1] and r[2] < r[3]
 
 
 @dataclass
@@ -252,7 +237,7 @@ def _parse(data: Any, where: str) -> Scenario:
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
     sc.sweep = _parse_sweep(_expect(data.get("sweep", {}), dict, where, "sweep", "an object"), where)
-    sc.view = _parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
+    sc.view = parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
     sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")
     sc.selected = min(max(sel, 0), max(len(sc.ops) - 1, 0))
     return sc
@@ -292,17 +277,6 @@ def _parse_sweep(sw: dict, where: str) -> SweepSpec:
     return spec
 
 
-def _parse_view(view: dict, where: str, notices: list[str]) -> ViewSpec:
-    """The saved zoom; one the plots cannot draw is reset to fit, with a notice (never refused)."""
-    _keys(view, {"roofline"}, where, "view.")
-    r = view.get("roofline")
-    if r is None:
-        return ViewSpec()
-    if not isinstance(r, list) or not view_in_range(r):
-        notices.append(f"{where}: view.roofline is not a view that can be drawn "
-                       f"(4 numbers within ±{VIEW_LIMIT:g}, log10); the plot is fitted instead")
-        return ViewSpec()
-    return ViewSpec([float(v) for v in r])
 
 
 def _positive(v: float, where: str, key: str, max_value: float = 1e15,
