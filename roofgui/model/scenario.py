@@ -13,6 +13,7 @@ Format (``version`` 1)::
       "chips": ["tpu-v5e", "h100-sxm"],
       "what_if": {"peak": 1, "hbm": 1, "link": 1},
       "derate": false,
+      "derates": [{"name": "my-cal", "chip": "h100-sxm", "compute": 0.71, "memory": 0.83}],
       "sweep": {"dim": "B", "start": 1, "stop": 16384, "points": 400, "y": "flops"},
       "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units)},
       "selected": 0
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from roofgui.model.chips import SHARD_LINKS
+from roofgui.model.derate import Derate, parse_derates
 from roofgui.model.dtypes import get_dtype
 from roofgui.model.errors import ModelError, ScenarioError
 from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optional_op_kinds
@@ -111,6 +113,8 @@ class Scenario:
     chips: list[str] = field(default_factory=list)
     what_if: WhatIf = field(default_factory=WhatIf)
     derate: bool = False
+    #: named derates fitted from measurements (:mod:`.derate`), one a chip
+    derates: list[Derate] = field(default_factory=list)
     sweep: SweepSpec = field(default_factory=SweepSpec)
     view: ViewSpec = field(default_factory=ViewSpec)
     selected: int = 0
@@ -127,6 +131,7 @@ class Scenario:
         d = asdict(self)
         d.pop("notices")
         d.pop("source")
+        d["derates"] = [x.to_dict() for x in self.derates]
         if d["view"]["roofline"] is not None and not view_in_range(d["view"]["roofline"]):
             d["view"]["roofline"] = None
         return {"format": FORMAT, "version": VERSION, **d}
@@ -221,8 +226,8 @@ def _keys(d: dict, allowed: set[str], where: str, prefix: str) -> None:
 
 def _parse(data: Any, where: str) -> Scenario:
     data = _expect(data, dict, where, "(top level)", "an object")
-    _keys(data, {"format", "version", "title", "ops", "chips", "what_if", "derate", "sweep",
-                 "view", "selected"}, where, "")
+    _keys(data, {"format", "version", "title", "ops", "chips", "what_if", "derate", "derates",
+                 "sweep", "view", "selected"}, where, "")
     _check_version(data, where)
     sc = Scenario()
     sc.title = _expect(data.get("title", ""), str, where, "title", "a string")[:500]
@@ -244,6 +249,7 @@ def _parse(data: Any, where: str) -> Scenario:
         _positive(v, where, f"what_if.{k}", max_value=WHAT_IF_MAX, min_value=WHAT_IF_MIN)
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
+    sc.derates = parse_derates(data.get("derates", []), where)
     sc.sweep = _parse_sweep(_expect(data.get("sweep", {}), dict, where, "sweep", "an object"), where)
     sc.view = _parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
     sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")
