@@ -56,6 +56,8 @@ class Fractions:
     floor_rows: int = 0
     #: compute fractions of each group (dtype) fitted apart, when :func:`fit` was given groups
     by_group: tuple[tuple[str, float], ...] = ()
+    #: seconds each kernel launch adds (:mod:`.overhead_fit`; None: not fitted)
+    overhead: float | None = None
 
     def compute_for(self, group: str | None) -> float | None:
         """The compute fraction of a group (the pooled one when it has none of its own)."""
@@ -90,6 +92,8 @@ class Calibration:
         dtype = "".join(f" {v}" for v in (self.dtype, self.workload) if v)
         floor = "" if f.floor is None else \
             f", floor {format_time(f.floor)} ({f.floor_rows} rows)"
+        if f.overhead is not None:
+            floor += f", launch overhead {format_time(f.overhead)} a kernel"
         return (f"{self.name}: {self.chip}{dtype} compute {pct(f.compute, f.compute_rows)}, "
                 f"memory {pct(f.memory, f.memory_rows)}{floor}; from {self.count} "
                 f"measurements, {self.method}")
