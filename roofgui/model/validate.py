@@ -205,17 +205,18 @@ def validate(rows: Sequence[SuiteRow], catalog: Catalog | None = None) -> Report
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(group_key(r), []).append(i)
+    full = {k: fit_terms([fit_rows[j] for j in idx]) for k, idx in groups.items()}
     results = []
     for i, (r, a) in enumerate(zip(rows, bounds)):
         others = [fit_rows[j] for j in groups[group_key(r)] if j != i]
         calibrated = None
-        if others:
+        if others:  # (fitted without this row, from starts that do not depend on it)
             calibrated = in_unit(r, a, predict_terms(a.terms, fit_terms(others)))
         ratio = r.measured / a.value if r.quantity == "time" else a.value / r.measured
         results.append(RowResult(r, a.value, ratio, calibrated, ratio >= 1.0 - TOLERANCE,
                                  a.t_math, a.t_hbm))
-    cals = [Calibration(calibration_name(*k), k[0], k[1], fit_terms([fit_rows[j] for j in idx]),
-                        len(idx), workload=k[2], method=METHOD) for k, idx in groups.items()]
+    cals = [Calibration(calibration_name(*k), k[0], k[1], full[k], len(idx), workload=k[2],
+                        method=METHOD) for k, idx in groups.items()]
     return Report(results, cals)
 
 
