@@ -99,7 +99,11 @@ def test_saved_and_read_back(catalog):
     data = json.loads(sc.to_json())
     assert data["derates"] == [{"name": "my-cal", "chip": "h100-sxm", "compute": 0.71,
                                 "memory": 0.83, "by_dtype": {"fp8": 0.6}, "note": "fitted"}]
-    assert Scenario.from_json(sc.to_json()) == sc
+    back = Scenario.from_json(sc.to_json(), "f.json")
+    assert back == sc
+    assert back.notices == ["f.json: derate 'my-cal' lowers h100-sxm's roofs (compute fp8 0.60 "
+                            "(others 0.71), memory 0.83); Remove Derate in the Measured panel "
+                            "(View \u25b8 Measured) takes it off"]
     assert Scenario.from_dict({"format": "roofgui-scenario", "version": 1}).derates == []
 
 

@@ -65,6 +65,12 @@ class Derate:
         """``derate 'my-cal' (compute 0.71, memory 0.83)``."""
         return f"derate '{self.name}' ({self.fractions_text()})"
 
+    def notice(self, where: str) -> str:
+        """What opening a file with this derate says (it is never applied unannounced)."""
+        return (f"{where}: derate '{self.name}' lowers {self.chip}'s roofs "
+                f"({self.fractions_text()}); Remove Derate in the Measured panel "
+                "(View \u25b8 Measured) takes it off")
+
     def apply(self, chip: Chip) -> Chip:
         """``chip`` with its roofs lowered and its name saying so (``chip`` unchanged)."""
         why = f"derate '{self.name}'"

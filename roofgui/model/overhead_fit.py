@@ -13,11 +13,11 @@ the time a tiny kernel cannot go below).  With one term and ``t0 = 0`` it is the
 calibrated roofline of :mod:`.calibrate`.
 
 The fit minimises ``sum((log t_pred - log t_measured)^2)`` over ``log f_compute``,
-``log f_memory`` and ``log t0`` (Nelder-Mead from a few starts); the fit without an
-overhead is kept unless the overhead lowers the error.  A fraction is at most 1 (a measurement beats no roof; one
-that seems to is explained by the other terms).  A roof no term is limited by
-at the fit is left unfitted (``None``): a prediction derates it by the other roof's
-fraction, as :func:`.calibrate.applied` does.
+``log f_memory`` and ``log t0`` (Nelder-Mead from a few starts that depend on the rows
+alone); the fit without an overhead is kept unless the overhead lowers the error.  A
+fraction is at most 1 (a measurement beats no roof; one that seems to is explained by
+the other terms).  A roof no term is limited by at the fit is left unfitted (``None``):
+a prediction derates it by the other roof's fraction, as :func:`.calibrate.applied` does.
 """
 
 from __future__ import annotations

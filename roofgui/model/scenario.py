@@ -250,6 +250,7 @@ def _parse(data: Any, where: str) -> Scenario:
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
     sc.derates = parse_derates(data.get("derates", []), where)
+    sc.notices += [d.notice(where) for d in sc.derates]
     sc.sweep = _parse_sweep(_expect(data.get("sweep", {}), dict, where, "sweep", "an object"), where)
     sc.view = _parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
     sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")

@@ -150,6 +150,9 @@ def test_saved_and_reopened_the_derate_is_kept(win, qtbot, tmp_path):
     flush(w)
     assert roof(w) == pytest.approx(bf16 + math.log10(0.7), abs=1e-9)
     assert w.chips_panel.item("h100-sxm").text(0) == f"{H100} \u00b7 {SUMMARY}"
+    # opening it says so (never a derate applied unannounced)
+    assert any("derate 'my-cal' lowers h100-sxm's roofs" in m and "Remove Derate" in m
+               for m in w.notices.messages()), w.notices.messages()
     # with no kernels imported, the derate is still listed in the panel, and removable
     assert session.panel.calibration.rows() == [
         (H100, "\u2014", "\u2014", "\u2014", "\u2014",
