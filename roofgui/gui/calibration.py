@@ -66,9 +66,13 @@ class CalibrationBox(QGroupBox):
         row.addWidget(self.remove_button)
         lay.addLayout(row)
         self.chip_ids: list[str] = []
+        self._shown: list[tuple[str, tuple[str, ...]]] = []
 
     def set_rows(self, rows: Sequence[tuple[str, tuple[str, ...]]]) -> None:
         """``(chip id, cells)`` per row; the selected chip stays selected."""
+        if list(rows) == self._shown:
+            return
+        self._shown = list(rows)
         keep = self.selected_chip()
         self.chip_ids = [cid for cid, _ in rows]
         self.table.setRowCount(len(rows))
@@ -224,15 +228,18 @@ class Calibrator(QObject):
             return None
         dlg = ApplyDerateDialog(fits, self.w.doc.scenario.derates, self.box.selected_chip(),
                                 self.w)
-        dlg.accepted.connect(lambda: self.apply(dlg.chip_id(), dlg.name()))
+        # (the fit the dialog showed, even if an import changed the fits meanwhile)
+        dlg.accepted.connect(lambda: self.apply(dlg.chip_id(), dlg.name(),
+                                                dlg.fits.get(dlg.chip_id())))
         dlg.finished.connect(dlg.deleteLater)
         self.dialog = dlg
         dlg.open()
         return dlg
 
-    def apply(self, chip_id: str | None, name: str) -> bool:
-        """Apply a chip's fit as the derate ``name`` (one undo step); False if it cannot."""
-        fit = next((f for f in self.fits if f.chip.id == chip_id), None)
+    def apply(self, chip_id: str | None, name: str, fit: ChipFit | None = None) -> bool:
+        """Apply a chip's fit (``fit``, else the chip's current one) as the derate ``name``
+        (one undo step); False if it cannot."""
+        fit = fit or next((f for f in self.fits if f.chip.id == chip_id), None)
         if fit is None or fit.problem() or name_problem(name):
             return False
         derate = fit.derate(name.strip())

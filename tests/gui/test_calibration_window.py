@@ -172,3 +172,19 @@ def test_a_bad_derate_in_a_file_is_refused_naming_the_key(win, tmp_path, monkeyp
     assert not w.controller.open_path(path, ask=False)
     assert any("derates[0].compute: must be at most 1" in s for s in shown)
     assert w.doc.scenario.derates == []  # (the last good scenario is kept)
+
+
+def test_apply_uses_the_fit_the_dialog_showed(win, qtbot):
+    w, session = win
+    session.import_files([CAL])
+    flush(w)
+    qtbot.mouseClick(session.panel.calibration.apply_button, Qt.MouseButton.LeftButton)
+    dlg = w.findChild(ApplyDerateDialog)
+    shown = dlg.text.text()
+    session.import_files([FIXTURES / "plain.csv"])  # (more H100 kernels: another fit)
+    flush(w)
+    assert session.panel.calibration.rows()[0][1] != "8"
+    qtbot.mouseClick(dlg.ok_button, Qt.MouseButton.LeftButton)
+    flush(w)
+    (d,) = w.doc.scenario.derates
+    assert d.fractions_text() in shown and d.memory == pytest.approx(0.8, rel=1e-9)
