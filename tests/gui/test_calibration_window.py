@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
 
 from gui_helpers import EXAMPLES, close_quietly, flush, open_window
 from roofgui.gui.calibration import ApplyDerateDialog
@@ -38,6 +39,15 @@ def roof(w, chip="h100-sxm", key="compute:bf16") -> float:
     if key == "hbm":
         return float(y[0] - x[0])  # (slope 1 in log-log: log10 bandwidth)
     return float(max(y))
+
+
+def import_with_ctrl_i(w, qtbot, monkeypatch, *paths) -> None:
+    """Ctrl+I on the window, the file dialog answering with ``paths``."""
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames",
+                        lambda *a, **k: ([str(p) for p in paths], ""))
+    w.activateWindow()
+    qtbot.keyClick(w, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    flush(w)
 
 
 def apply_by_hand(w, session, qtbot, name="my-cal") -> None:
@@ -70,11 +80,11 @@ def test_the_fit_is_shown_and_nothing_is_applied(win):
     assert not session.panel.calibration.remove_button.isEnabled()
 
 
-def test_apply_moves_the_roofs_by_the_fractions_and_names_the_derate(win, qtbot):
+def test_apply_moves_the_roofs_by_the_fractions_and_names_the_derate(win, qtbot, monkeypatch):
     w, session = win
     bf16, hbm, h200 = roof(w), roof(w, key="hbm"), roof(w, "h200")
-    session.import_files([CAL])
-    flush(w)
+    import_with_ctrl_i(w, qtbot, monkeypatch, CAL)
+    assert session.panel.calibration.rows()[0][1] == "8"
     apply_by_hand(w, session, qtbot)
     assert roof(w) == pytest.approx(bf16 + math.log10(0.7), abs=1e-9)
     assert roof(w, key="hbm") == pytest.approx(hbm + math.log10(0.8), abs=1e-9)
