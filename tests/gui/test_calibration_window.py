@@ -96,6 +96,10 @@ def test_apply_moves_the_roofs_by_the_fractions_and_names_the_derate(win, qtbot,
     # shown in the chips panel, the results' column and the Measured panel
     assert w.chips_panel.item("h100-sxm").text(0) == f"{H100} \u00b7 {SUMMARY}"
     assert any(SUMMARY in r["chip_name"] for r in w.results.records())
+    heads = [w.results.table.horizontalHeaderItem(c).text().split("\n")
+             for c in range(w.results.table.columnCount())]
+    assert ["NVIDIA H100 SXM", "(80 GB)", "derate 'my-cal'",
+            "(compute bf16 0.70 \u00b7 fp8 0.60 (others 0.66),", "memory 0.80)"] in heads
     assert session.panel.calibration.rows()[0][5] == \
         "'my-cal' (compute bf16 0.70 \u00b7 fp8 0.60 (others 0.66), memory 0.80)"
     assert session.panel.calibration.remove_button.isEnabled()
