@@ -202,3 +202,19 @@ def test_apply_uses_the_fit_the_dialog_showed(win, qtbot):
     flush(w)
     (d,) = w.doc.scenario.derates
     assert d.fractions_text() in shown and d.memory == pytest.approx(0.8, rel=1e-9)
+
+
+def test_a_fit_faster_than_the_roof_cannot_be_applied(win, qtbot, tmp_path):
+    w, session = win
+    fast = tmp_path / "fast.csv"  # 2e11 FLOPs in 100 µs: 2 PFLOP/s, twice the H100's bf16 peak
+    fast.write_text("name,seconds,flops,bytes,dtype,chip\ngemm,1e-4,2e11,1e6,bf16,h100-sxm\n")
+    session.import_files([fast])
+    flush(w)
+    qtbot.mouseClick(session.panel.calibration.apply_button, Qt.MouseButton.LeftButton)
+    dlg = w.findChild(ApplyDerateDialog)
+    assert not dlg.ok_button.isEnabled()
+    assert "compute fraction must be at most 1" in dlg.message.text()
+    qtbot.keyClick(dlg.name_edit, Qt.Key.Key_Return)
+    flush(w)
+    assert w.doc.scenario.derates == []
+    assert "cannot be applied" in session.panel.calibration.detail.text()
