@@ -551,7 +551,7 @@ def test_sweep_geometry_splits_each_chip_at_its_wall(catalog, view):
     o = op("llama-3-70b", B=64, p=1024, d=256, n=8, link="nvlink")
     res = llm.llm_sweep_scenario(_scenario(o, y=view), catalog)
     g = llm_geometry.llm_sweep_geometry(res, {"h100-sxm": 3})
-    assert g.view == view and g.y_kind == ("si" if view == "throughput" else "time")
+    assert g.view == view and g.y_kind == ("rate" if view == "throughput" else "time")
     assert [ln.chip_id for ln in g.lines] == ["h100-sxm", "h200"]
     assert g.lines[0].colour == 3 and g.lines[1].colour != 3  # kept from the roofline
     assert g.batch_x == pytest.approx(math.log10(64))

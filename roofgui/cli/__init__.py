@@ -14,10 +14,7 @@ from typing import Callable, Sequence
 
 from roofgui.model.errors import ModelError
 
-from roofgui.cli import llm as cli_llm
-from roofgui.cli import measured
-from roofgui.cli import pareto as cli_pareto
-from roofgui.cli import validate
+from roofgui.cli import llm as cli_llm, measured, pareto as cli_pareto, tiles, validate
 from roofgui.cli.common import (EXIT_USAGE, OUTPUT_ERRNOS, CliError, Output, OutputError,  # noqa: F401
                                 Parser, check_empty_flags, internal_error, one_line,
                                 output_failed, parse_kv, silence)
@@ -50,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--derate", action="store_true", help="use each chip's achievable fraction of peak")
     a.add_argument("--json", action="store_true", help="print JSON")
     a.add_argument("--working", action="store_true", help="print the derivation of every figure")
+    a.add_argument("--tile", help="matmul tile sizes, e.g. bm=128,bn=128[,bk=64]: adds each memory level")
     cli_llm.add_args(a)
     cli_pareto.add_parser(sub)
 
@@ -73,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_chips(args, out) -> int:
     from roofgui.model.catalog import Catalog
     from roofgui.model.units import format_capacity, format_si
+    from roofgui.presentation.levels_text import chip_level_lines
     cat = Catalog.load()
     for err in cat.errors:
         print(f"warning: {err}", file=sys.stderr)
@@ -99,6 +98,7 @@ def cmd_chips(args, out) -> int:
 def cmd_show_chip(args, out) -> int:
     from roofgui.model.catalog import Catalog
     from roofgui.model.units import format_capacity, format_si
+    from roofgui.presentation.levels_text import chip_level_lines
     cat = Catalog.load()
     c = cat.get(args.chip)
     print(f"{c.name} ({c.id}) — {c.vendor} {c.kind}{' — ' + c.summary if c.summary else ''}", file=out)
@@ -120,6 +120,7 @@ def cmd_show_chip(args, out) -> int:
         line(f"link {k} (one-way)", l.bandwidth, "B/s")
     if c.achievable:
         print(f"  {'achievable fraction':<22} {c.achievable.value:>14.0%}  [{c.achievable.source}]", file=out)
+    print("\n".join(chip_level_lines(c)), file=out)
     print("Sources:", file=out)
     for k, v in c.sources.items():
         print(f"  [{k}] {v}", file=out)
@@ -149,6 +150,7 @@ def _analyze_scenario(args):
                                                   min_value=WHAT_IF_MIN))
     if args.derate:
         sc.derate = True
+    tiles.apply_tile(sc, args.tile)
     return sc
 
 
@@ -245,12 +247,18 @@ def cmd_analyze(args, out) -> int:
         extra = RECORD_EXTRAS.get(e.op.kind)
         if extra:
             rec.update(extra(e, breakdown=args.breakdown))
+        rec.update(tiles.record_levels(e))
         records.append(rec)
     if args.json:
         print(escape_json_controls(json.dumps(records, indent=2, ensure_ascii=False)), file=out)
         return 0
     for e, rec in zip(ev.entries, records):
         _print_entry(e, rec, args.working, out)
+    from roofgui.presentation.summary import summarise, summary_lines
+    summary = summarise(ev.entries, ev.chips)
+    if summary.has_block:  # (several ops: the whole block per chip)
+        print("Summary: bound · T_lower · utilisation per op, and the whole block", file=out)
+        print("\n".join(summary_lines(summary)), file=out)
     return 0
 
 
@@ -265,6 +273,7 @@ def _print_entry(e, rec: dict, with_working: bool, out) -> None:
     more = TABLE_EXTRAS.get(e.op.kind)
     if more:
         rows += more(e, rec)
+    rows += tiles.table_levels(e)
     for label, text in rows:
         print(f"  {label:<22} {text}", file=out)
     for n in rec["notes"]:
@@ -272,7 +281,7 @@ def _print_entry(e, rec: dict, with_working: bool, out) -> None:
     if with_working:
         print("  Working:", file=out)
         extra = WORKING_EXTRAS.get(e.op.kind)
-        for line in [*working(e.analysis), *(extra(e) if extra else ())]:
+        for line in [*working(e.analysis), *(extra(e) if extra else ()), *tiles.working_levels(e)]:
             print(f"    {line}", file=out)
     print(file=out)
 

@@ -14,7 +14,7 @@ from roofgui.cli import llm as cli_llm
 from roofgui.cli.common import CliError
 from roofgui.model import llm
 from roofgui.model.pareto import THROUGHPUTS, pareto
-from roofgui.model.units import format_number, format_si, format_time, parse_quantity
+from roofgui.model.units import format_number, format_rate, format_time, parse_quantity
 
 #: What the per-chip column counts, by ``--throughput``.
 THROUGHPUT_LABELS = {"output": "output tokens/s per chip (generated tokens only)",
@@ -103,5 +103,5 @@ def _print_table(res: dict, chip, out) -> None:
         print("  No configuration fits and meets the limits.", file=out)
     else:
         print(f"  Best per chip within the limits: {best['chips']} chip(s), batch {best['batch']}: "
-              f"{format_si(best['tokens_per_s_per_chip'], 'tok/s')} per chip, "
-              f"{format_si(best['tokens_per_s_per_user'], 'tok/s')} per user", file=out)
+              f"{format_rate(best['tokens_per_s_per_chip'], 'tok/s')} per chip, "
+              f"{format_rate(best['tokens_per_s_per_user'], 'tok/s')} per user", file=out)

@@ -201,8 +201,10 @@ class Figure:
         if lay.title_lines:
             painter.setFont(lay.title_font)
             painter.setPen(QPen(qcolor(st.foreground)))
-            top = lay.title_rect.top() + QFontMetricsF(lay.title_font).ascent()
-            painter.drawText(QPointF(lay.title_rect.left(), top), lay.title_lines[0])
+            tfm = QFontMetricsF(lay.title_font)
+            for k, line in enumerate(lay.title_lines):
+                painter.drawText(QPointF(lay.title_rect.left(), lay.title_rect.top() + tfm.ascent()
+                                         + k * tfm.lineSpacing()), line)
         self._paint_plot(painter, per_item)
         # set the page clip again explicitly: Qt's SVG generator does not restore clips
         painter.setClipRect(page, Qt.ClipOperation.ReplaceClip)

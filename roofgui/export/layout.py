@@ -1,6 +1,6 @@
 """Where an exported picture's title, plot and caption go, and the fonts they use.
 
-The title goes above the plot, the optional caption (op, shapes, dtypes, chips,
+The title goes above the plot (wrapped to the width), the optional caption (op, shapes, dtypes, chips,
 sources; :mod:`roofgui.presentation.caption`) below, wrapped to the picture's
 width and cut to at most 28 % of its height.  Sizes scale with the picture
 (:func:`~roofgui.export.options.scale_factor`).
@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from roofgui.export.options import ExportError, ExportOptions
+
+#: The most lines a title wraps to (a longer one ends in "…").
+TITLE_LINES = 3
 
 
 def qcolor(text: str):
@@ -105,14 +108,21 @@ def lay_out(opts: ExportOptions, style, factor: float, dpi: float, caption=None)
 
 def _place_title(lay: PictureLayout, title: str, left: float, right: float, top: float,
                  pad: float) -> float:
-    """Set the title's line and box; returns its height."""
+    """Set the title's lines (wrapped to the width, at most :data:`TITLE_LINES`) and
+    box; returns its height."""
     from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QFontMetricsF
 
     fm = QFontMetricsF(lay.title_font)
-    lay.title_lines = [fm.elidedText(title, Qt.TextElideMode.ElideRight, right - left - pad)]
-    lay.title_rect = QRectF(left + pad * 0.4, top, right - left - pad * 0.4, fm.height())
-    return fm.height()
+    width = right - left - pad
+    lines = wrap(" ".join(title.split()), fm, width)
+    if len(lines) > TITLE_LINES:  # (only a title of a paragraph's length is cut)
+        lines = lines[:TITLE_LINES]
+        lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, int(width))
+    lay.title_lines = lines
+    h = fm.height() + fm.lineSpacing() * (len(lines) - 1)
+    lay.title_rect = QRectF(left + pad * 0.4, top, right - left - pad * 0.4, h)
+    return h
 
 
 def _place_caption(lay: PictureLayout, caption, left: float, right: float, bottom: float,

@@ -20,6 +20,38 @@ def svg_pixel_size(svg: bytes, width: int, height: int) -> bytes:
     return head + sep + rest
 
 
+#: Families after the one the picture was laid out with, for a viewer without it: common
+#: sans-serif faces of similar widths, then the generic family CSS and SVG define.
+SANS_FALLBACKS = ("DejaVu Sans", "Helvetica Neue", "Helvetica", "Arial", "Liberation Sans",
+                  "Noto Sans", "sans-serif")
+#: Names Qt writes for its generic sans-serif font (not families a viewer knows).
+_QT_GENERIC = {"sans serif", "sans-serif", "sansserif", "helvetica"}
+
+
+def _family_list(families: list[str]) -> str:
+    out: list[str] = []
+    for f in families:
+        if f and f.lower() not in {o.lower() for o in out}:
+            out.append(f)
+    generic = {"sans-serif", "serif", "monospace"}
+    return ", ".join(f if f in generic or f.isalnum() else f"'{f}'" for f in out)
+
+
+def font_fallbacks(svg: bytes, resolved: str = "") -> bytes:
+    """Give every ``font-family`` a fallback list ending in the generic ``sans-serif``.
+
+    Qt writes the QFont's family alone (``"Sans Serif"`` for its generic font, a name
+    no browser or editor knows, which then falls back to a serif face).  The family
+    becomes ``resolved`` (the face Qt actually drew with) where Qt wrote its generic
+    name, followed by :data:`SANS_FALLBACKS`."""
+    def repl(m: re.Match) -> str:
+        fams = [f.strip().strip("'\"") for f in m.group(1).split(",")]
+        fams = [resolved if f.lower() in _QT_GENERIC else f for f in fams]
+        return f'font-family="{_family_list(fams + list(SANS_FALLBACKS))}"'
+
+    return re.sub(r'font-family="([^"]*)"', lambda m: repl(m), svg.decode("utf-8")).encode("utf-8")
+
+
 _SVG_NS = "http://www.w3.org/2000/svg"
 _SHAPES = ("path", "polyline", "polygon", "rect", "ellipse", "circle", "line")
 _NUM = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"

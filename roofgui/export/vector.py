@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from roofgui.export.svg import flatten_svg, svg_pixel_size
+from roofgui.export.svg import flatten_svg, font_fallbacks, svg_pixel_size
 
 
 def _buffer():
@@ -48,7 +48,17 @@ def svg_bytes(paint: Callable, width: int, height: int, dpi: float, title: str,
     gen.setDescription(description)
     _painted(gen, paint)
     buf.close()
-    return flatten_svg(svg_pixel_size(bytes(data.data()), width, height))
+    return font_fallbacks(flatten_svg(svg_pixel_size(bytes(data.data()), width, height)),
+                          _sans_family())
+
+
+def _sans_family() -> str:
+    """The family Qt draws its generic sans-serif font with here (``DejaVu Sans`` …)."""
+    from PySide6.QtGui import QFont, QFontInfo
+
+    f = QFont()
+    f.setStyleHint(QFont.StyleHint.SansSerif)
+    return QFontInfo(f).family()
 
 
 def pdf_bytes(paint: Callable, width: int, height: int, dpi: float, title: str) -> bytes:

@@ -30,7 +30,7 @@ def focus_chain(w) -> list[QWidget]:
         chain.append(corner)
     chain += [sweep.dim_combo, sweep.start_edit, sweep.stop_edit, sweep.y_combo]
     chain += w.built_plots()
-    chain += [res.table, res.working_view, res.copy_button, res.copy_table_button]
+    chain += [res.summary, res.table, res.working_view, res.copy_button, res.copy_table_button]
     return chain
 
 

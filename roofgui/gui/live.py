@@ -110,12 +110,11 @@ class LiveEvaluator(QObject):
         if self.hop_timer.isActive() or self.panels_timer.isActive():
             self.refresh_panels()
         for p in self.w.built_plots():
-            p.flush_legend()
+            p.flush_layout()
 
     def pending(self) -> bool:
-        """Whether an evaluation, a panels' update or a plot legend's placement is still to come."""
-        return (self.timer.isActive() or self.hop_timer.isActive() or self.panels_timer.isActive()
-                or any(p.legend_pending() for p in self.w.built_plots()))
+        """Whether an evaluation or a panels' update is still to come."""
+        return self.timer.isActive() or self.hop_timer.isActive() or self.panels_timer.isActive()
 
     def refresh(self) -> None:
         """Evaluate (if the model's inputs changed) and draw the visible plot; the panels

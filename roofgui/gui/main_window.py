@@ -5,9 +5,7 @@
 * :class:`~roofgui.gui.form.ScenarioForm` and :class:`~roofgui.gui.chips_panel.ChipsPanel`
   write the scenario; :class:`~roofgui.gui.live.LiveEvaluator` evaluates it through the
   model once per burst of edits and hands the result to the plots, the results panel and
-  the notice bar.
-
-The window itself computes nothing.
+  the notice bar.  The window itself computes nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +26,8 @@ from roofgui.gui.form import ScenarioForm, SweepControls
 from roofgui.gui.keyboard import make_focusable, next_in_chain
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
+from roofgui.gui.levels import install_levels
+from roofgui.gui.llm_views import install_llm_views
 from roofgui.gui.measured import drag_enter_measured, drop_measured, install_measured
 from roofgui.gui.menus import build_menus
 from roofgui.gui.notice_bar import NoticeBar, palette_is_dark
@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_changed)
         self.roofline_plot.viewChangedByUser.connect(self.doc.set_view)
         self.roofline_plot.opClicked.connect(self.select_op)
+        self.results.summary.opChosen.connect(self.select_op)
         build_menus(self)
         make_focusable(self)
         self._apply_palette()
@@ -83,6 +84,8 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState()
         self._open_first(open_path, restore)
         install_measured(self)
+        install_levels(self)
+        install_llm_views(self)  # (the LLM step's breakdown and frontier)
 
     # -- construction helpers --------------------------------------------------------
     def _build_centre(self) -> QWidget:

@@ -142,6 +142,8 @@ class MeasuredSession(QObject):
     def refresh(self) -> None:
         """Place every kernel against the window's last evaluation and show them."""
         w = self.w
+        if not self.sets and not self.placed and not self.notes:
+            return  # (nothing imported and nothing shown: an edit changes nothing here)
         ev = w.evaluation if self.sets else None
         if ev is None:
             self.placed, self.notes = [], []

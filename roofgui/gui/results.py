@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from roofgui.model.chips import SCALE_UP
 from roofgui.model.errors import ModelError
 from roofgui.model.ops import OP_KINDS
+from roofgui.gui.summary_table import SummaryTable
 from roofgui.presentation.report import record, working
+from roofgui.presentation.summary import summarise
 from roofgui.model.scenario import Scenario
 from roofgui.model.evaluate import Evaluation
 from roofgui.model.units import format_number, format_si, format_time
@@ -153,16 +155,26 @@ class ResultsPanel(QWidget):
         f = self.heading.font()
         f.setBold(True)
         self.heading.setFont(f)
+        detail = QWidget()  # (the selected op: its heading, its figures and its working)
+        dlay = QVBoxLayout(detail)
+        dlay.setContentsMargins(0, 0, 0, 0)
+        dlay.setSpacing(4)
         top = QHBoxLayout()  # (the copy buttons beside the heading: the working may be narrow)
         top.addWidget(self.heading, 1)
-        lay.addLayout(top)
+        dlay.addLayout(top)
         self.splitter = ResizedSplitter(Qt.Orientation.Horizontal)
         self.splitter.resized.connect(self.share_width)
         self.splitter.addWidget(self._build_table())
         self.splitter.addWidget(self._build_working(top))
         self.splitter.setStretchFactor(0, 11)
         self.splitter.setStretchFactor(1, 9)
-        lay.addWidget(self.splitter, 1)
+        self.summary = SummaryTable()
+        self.outer = QSplitter(Qt.Orientation.Vertical)  # (the summary above the op's detail)
+        dlay.addWidget(self.splitter, 1)
+        self.outer.addWidget(self.summary)
+        self.outer.addWidget(detail)
+        self.outer.setChildrenCollapsible(False)
+        lay.addWidget(self.outer, 1)
         self._rows: list[tuple[str, str, str, str]] = []
         self._records: list[dict] = []
         self._text = ""
@@ -198,7 +210,8 @@ class ResultsPanel(QWidget):
                 ("copy_button", "Copy working",
                  "Copy the working of every chip to the clipboard as plain text.", self.copy_working),
                 ("copy_table_button", "Copy table",
-                 "Copy the results table as tab-separated text (pastes into a spreadsheet).",
+                 "Copy the summary and the selected op's table as tab-separated text "
+                 "(pastes into a spreadsheet).",
                  self.copy_table)):
             b = QPushButton(text)
             b.setAccessibleName(text)
@@ -214,6 +227,7 @@ class ResultsPanel(QWidget):
     # -- updating --------------------------------------------------------------------
     def update_from(self, scenario: Scenario, evaluation: Evaluation) -> None:
         """Show the selected op's figures on every chip, and the working."""
+        self.summary.show_summary(summarise(evaluation.entries, evaluation.chips, scenario.selected))
         if not scenario.ops:
             self.heading.setText("No op: add one in the form.")
             self._rows, self._records = [], []
@@ -360,7 +374,7 @@ class ResultsPanel(QWidget):
         QGuiApplication.clipboard().setText(self._text)
 
     def copy_table(self) -> None:
-        QGuiApplication.clipboard().setText(self.table_text())
+        QGuiApplication.clipboard().setText(self.summary.text() + "\n" + self.table_text())
 
 
 def describe(op, kind_label: str) -> str:

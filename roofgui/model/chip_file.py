@@ -12,8 +12,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping
 
-from roofgui.model.chips import (FORMAT_VERSION, KINDS, LINK_NAMES, MAX_FILE_BYTES, MIN_FIGURE,
-                                 MIN_FRACTION, Chip, Figure, Link)
+from roofgui.model.chips import (FORMAT_VERSION, KINDS, LEVEL_IDS, LEVEL_KINDS, LINK_NAMES,
+                                 MAX_FILE_BYTES, MIN_FIGURE, MIN_FRACTION, Chip, Figure, Link,
+                                 MemoryLevel)
 from roofgui.model.dtypes import PEAK_KEYS
 from roofgui.model.errors import SpecError
 from roofgui.model.paths import UnreadableFile, read_regular_file
@@ -22,7 +23,8 @@ _FIGURE_KEYS = {"value", "source", "sparsity_halved", "note", "alternatives"}
 #: The letters of a chip id: ASCII only, so no id can look like another.
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _TOP_KEYS = {"format", "id", "name", "vendor", "kind", "summary", "sources", "matrix",
-             "vector", "memory", "links", "achievable"}
+             "vector", "memory", "links", "achievable", "levels"}
+_LEVEL_KEYS = ("name", "kind", "scope", "bandwidth", "capacity")
 
 
 
@@ -157,7 +159,7 @@ def parse_chip(data: Mapping[str, Any], where: str, *, builtin: bool = False,
     return Chip(id=cid, name=name, vendor=vendor, kind=kind, matrix=matrix, vector=vector,
                 hbm_capacity=cap, hbm_bandwidth=bw, links=_links(data, where, sources),
                 sources=dict(sources), achievable=_achievable(data, where, sources),
-                summary=summary, path=where, builtin=builtin)
+                summary=summary, path=where, builtin=builtin, levels=_levels(data, where, sources))
 
 
 def _check_format(fmt: Any, where: str) -> None:
@@ -214,6 +216,36 @@ def _links(data: Mapping[str, Any], where: str, sources: Mapping[str, str]) -> d
     return links
 
 
+def _levels(data: Mapping[str, Any], where: str, sources: Mapping[str, str]) -> tuple[MemoryLevel, ...]:
+    """The ``[levels.<id>]`` tables, nearest the compute units first."""
+    table = _table(data, "levels", where)
+    for lid in table:
+        if lid not in LEVEL_IDS:
+            raise SpecError(where, f"levels.{lid}", f"unknown level (allowed: {', '.join(LEVEL_IDS)})")
+    return tuple(_level(lid, table[lid], where, sources) for lid in LEVEL_IDS if lid in table)
+
+
+def _level(lid: str, lv: Any, where: str, sources: Mapping[str, str]) -> MemoryLevel:
+    key = f"levels.{lid}"
+    if not isinstance(lv, dict):
+        raise SpecError(where, key, "must be a table")
+    for k in lv:
+        if k not in _LEVEL_KEYS:
+            raise SpecError(where, f"{key}.{k}", f"unknown key (allowed: {', '.join(_LEVEL_KEYS)})")
+    name = _req(lv, "name", str, where, key + ".")
+    kind = _req(lv, "kind", str, where, key + ".")
+    if kind not in LEVEL_KINDS:
+        raise SpecError(where, f"{key}.kind", f"{kind!r} must be one of {', '.join(LEVEL_KINDS)}")
+    scope = lv.get("scope", "per chip")
+    if not isinstance(scope, str):
+        raise SpecError(where, f"{key}.scope", "must be a string")
+    if "bandwidth" not in lv and "capacity" not in lv:
+        raise SpecError(where, key, "needs a bandwidth or a capacity (leave out a level with neither)")
+    bw = _figure(lv["bandwidth"], f"{key}.bandwidth", where, sources) if "bandwidth" in lv else None
+    cap = _figure(lv["capacity"], f"{key}.capacity", where, sources) if "capacity" in lv else None
+    return MemoryLevel(lid, name, kind, bw, cap, scope)
+
+
 def _achievable(data: Mapping[str, Any], where: str, sources: Mapping[str, str]) -> Figure | None:
     at = _table(data, "achievable", where)
     for k in at:
@@ -261,4 +293,9 @@ def chip_to_toml(chip: Chip) -> str:
         lines.append(f"bandwidth = {fig(link.bandwidth)}")
     if chip.achievable is not None:
         lines += ["", "[achievable]", f"fraction = {fig(chip.achievable)}"]
+    for lv in chip.levels:
+        lines += ["", f"[levels.{lv.id}]", f"name = {q(lv.name)}", f"kind = {q(lv.kind)}",
+                  f"scope = {q(lv.scope)}"]
+        lines += [f"{k} = {fig(f)}" for k, f in (("bandwidth", lv.bandwidth), ("capacity", lv.capacity))
+                  if f is not None]
     return "\n".join(lines) + "\n"

@@ -30,6 +30,15 @@ MAX_FILE_BYTES = 256 * 1024
 MIN_FIGURE = 1.0
 #: Smallest achievable fraction of peak.
 MIN_FRACTION = 1e-3
+#: On-chip memory levels a chip file may list, nearest the compute units first.  A
+#: "staging" level holds the tiles the matrix unit reads (GPU shared memory, AMD LDS,
+#: TPU VMEM); a "cache" level sits between the staging level and HBM.
+LEVEL_ROLES = {"smem": "staging", "lds": "staging", "vmem": "staging", "tmem": "staging",
+               "l2": "cache", "cmem": "cache", "mall": "cache"}
+LEVEL_IDS = tuple(LEVEL_ROLES)
+#: What a level's bandwidth figure is: a vendor's published figure, or a published
+#: microbenchmark measurement.
+LEVEL_KINDS = ("vendor", "microbenchmark")
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,27 @@ class Link:
 
 
 @dataclass(frozen=True)
+class MemoryLevel:
+    """An on-chip memory level: its bandwidth (all units together) and capacity.
+
+    Either figure may be missing (no public number): a level without a bandwidth draws
+    no roof but still checks a tile against its capacity.  ``scope`` says what the
+    capacity covers ("per SM", "per XCD", "per chip").
+    """
+
+    id: str
+    name: str
+    kind: str
+    bandwidth: Figure | None = None
+    capacity: Figure | None = None
+    scope: str = "per chip"
+
+    @property
+    def role(self) -> str:
+        return LEVEL_ROLES[self.id]
+
+
+@dataclass(frozen=True)
 class Peak:
     """A peak looked up for a dtype, with what was actually used."""
 
@@ -84,6 +114,8 @@ class Chip:
     sources: Mapping[str, str]
     achievable: Figure | None = None
     summary: str = ""
+    #: on-chip memory levels, nearest the compute units first
+    levels: tuple[MemoryLevel, ...] = ()
     path: str = ""
     builtin: bool = True
     #: what-if multipliers already applied (peak, hbm, link), for legends

@@ -241,31 +241,39 @@ def critical_values_many(kind: OpKind, dims: Mapping[str, float], figures: Seque
                          names: Sequence[str] | None = None) -> list[dict[str, float | None]]:
     """:func:`critical_values` for several chips at once (``names``: only these dimensions).
 
-    The probes do not depend on the chip: each dimension's work is counted once and
-    evaluated against every chip along a leading axis.
+    The probes do not depend on the chip, nor on each other: every dimension is probed in
+    one count of the work, along a leading axis (one row per dimension probed), and
+    evaluated against every chip along an axis before it.
     """
     figs = list(figures)
     out: list[dict[str, float | None]] = [{} for _ in figs]
-    if not figs:
+    wanted = [n for n in kind.dim_names() if names is None or n in names]
+    if not figs or not wanted:
         return out
-    base = {d.name: dims.get(d.name, d.default) for d in kind.dims}
-    peak, hbm, link = _figure_columns(figs)
-    for name in kind.dim_names():
-        if names is not None and name not in names:
-            continue
-        # Other dims gain a trailing axis so the two probe points broadcast beside them.
-        probe = {k: (np.asarray(v, dtype=np.float64)[..., None] if np.ndim(v) else v)
-                 for k, v in base.items() if k != name}
-        probe[name] = np.array([_PROBE_LO, _PROBE_HI])
-        w = op_work(kind, probe, dtypes, shard, params, phase)
-        shape = np.broadcast_shapes(*(np.shape(v) for v in probe.values()))  # (*other, 2)
-        chips = (len(figs),) + (1,) * len(shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            times = _times(w.flops, w.hbm_bytes, w.net_bytes, peak.reshape(chips),
-                           hbm.reshape(chips), link.reshape(chips))
-        full = (len(figs),) + shape  # (chips, *other dims, 2 probes)
-        x = _crossing(np.stack([np.broadcast_to(t, full) for t in times]))  # (chips, *other dims)
-        for d, v in zip(out, x):
+    base = {d.name: np.asarray(dims.get(d.name, d.default), dtype=np.float64) for d in kind.dims}
+    other = np.broadcast_shapes(*(v.shape for v in base.values()))
+    rows = (len(wanted),) + (1,) * len(other) + (1,)  # (dimension probed, *other, probe)
+    probe = {}
+    for name, v in base.items():
+        v = np.broadcast_to(v, other)[..., None]
+        if name in wanted:  # its own row probes it; the other rows keep its value
+            own = (np.arange(len(wanted)) == wanted.index(name)).reshape(rows)
+            v = np.where(own, _PROBES, v)
+        probe[name] = v
+    w = op_work(kind, probe, dtypes, shard, params, phase)
+    full = (len(figs), len(wanted)) + other + (2,)
+    peak, hbm, link = (a.reshape((len(figs),) + (1,) * (len(full) - 1))
+                       for a in _figure_columns(figs))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        times = _times(w.flops, w.hbm_bytes, w.net_bytes, peak, hbm, link)
+    x = _crossing(np.stack([np.broadcast_to(t, full) for t in times]))  # (chips, dims, *other)
+    for i, name in enumerate(wanted):
+        # over the other dimensions' shape only: where only this one varies, it is constant
+        own = np.broadcast_shapes(*(v.shape for k, v in base.items() if k != name))
+        cut = (len(other) - len(own)) * (0,) + tuple(
+            slice(None) if n > 1 else slice(0, 1) for n in own)
+        for d, per_dim in zip(out, x[:, i]):
+            v = per_dim[cut].reshape(own)
             d[name] = v if v.ndim else (float(v) if np.isfinite(v) else None)
     return out
 
@@ -273,6 +281,7 @@ def critical_values_many(kind: OpKind, dims: Mapping[str, float], figures: Seque
 #: The two points each dimension is probed at to read off slopes and intercepts.
 #: Far apart, so the slope is not lost to cancellation against a large intercept.
 _PROBE_LO, _PROBE_HI = 1.0, 2.0**20
+_PROBES = np.array([_PROBE_LO, _PROBE_HI])
 #: Relative tolerance below which two slopes, or two intercepts, count as equal.
 _REL_TOL = 1e-9
 

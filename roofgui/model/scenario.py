@@ -9,7 +9,7 @@ Format (``version`` 1)::
                "dims": {"B": 256, "D": 8192, "F": 8192},
                "dtypes": {"x": "bf16", "w": "bf16", "out": "bf16", "compute": "bf16"},
                "shard": {"axis": "D", "n": 2, "link": "ici"} | null,
-               "params": {}}],
+               "params": {}, "tile": {"bm": 128, "bn": 128, "bk": 64} (matmul; optional)}],
       "chips": ["tpu-v5e", "h100-sxm"],
       "what_if": {"peak": 1, "hbm": 1, "link": 1},
       "derate": false,
@@ -36,6 +36,7 @@ from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optio
 from roofgui.model.paths import UnreadableFile, atomic_write, read_regular_file
 from roofgui.model.roofline import Settings
 from roofgui.model.units import MIN_VALUE, WHAT_IF_MAX, WHAT_IF_MIN, check_positive
+from roofgui.model.tiling import Tile, make_tile, op_tile
 
 FORMAT = "roofgui-scenario"
 VERSION = 1
@@ -60,6 +61,11 @@ class OpSpec:
     dtypes: dict[str, str] = field(default_factory=dict)
     shard: ShardSpec | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: a matmul's tile sizes {"bm", "bn"[, "bk"]} for the memory-level view; None: untiled
+    tile: dict[str, int] | None = None
+
+    def tile_obj(self) -> Tile | None:
+        return make_tile(self.tile) if self.tile else None
 
     def shard_obj(self) -> Shard | None:
         if self.shard is None or self.shard.n == 1:
@@ -129,6 +135,7 @@ class Scenario:
     # -- JSON ---------------------------------------------------------------
     def to_dict(self) -> dict:
         d = asdict(self)
+        d["ops"] = [{k: v for k, v in op.items() if k != "tile" or v} for op in d["ops"]]  # untiled: as before
         d.pop("notices")
         d.pop("source")
         d["derates"] = [x.to_dict() for x in self.derates]
@@ -316,7 +323,7 @@ def _positive(v: float, where: str, key: str, max_value: float = 1e15,
 
 def _parse_op(od: Any, where: str, p: str) -> OpSpec:
     od = _expect(od, dict, where, p.rstrip("."), "an object")
-    _keys(od, {"name", "kind", "dims", "dtypes", "shard", "params"}, where, p)
+    _keys(od, {"name", "kind", "dims", "dtypes", "shard", "params", "tile"}, where, p)
     kind = _expect(od.get("kind", "matmul"), str, where, p + "kind", "an op kind")
     if kind not in OP_KINDS:
         load_optional_op_kinds()
@@ -360,6 +367,10 @@ def _parse_op(od: Any, where: str, p: str) -> OpSpec:
         op.shard = ShardSpec(axis, n, link)
     params = _expect(od.get("params", {}), dict, where, p + "params", "an object")
     op.params = _clean_params(params, where, p + "params")
+    try:
+        op.tile = op_tile(od.get("tile"), kind)
+    except ModelError as e:
+        _fail(where, p + "tile", e.args[0])
     return op
 
 

@@ -169,6 +169,24 @@ def format_time(seconds: float, digits: int = 3) -> str:
     return format_si(seconds, "s", digits)
 
 
+def format_rate(value: float, unit: str = "req/s", digits: int = 3) -> str:
+    """A rate of countable things (requests, tokens) per second, never with a milli or
+    micro prefix ("50 mreq/s" reads as nonsense): ``12.3 ktok/s``, ``2.5 req/s``,
+    ``0.05 req/s``, and below 0.01 per second ``1 req per 3.3 min``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if math.isinf(value) or value == 0 or value >= 0.9995:
+        return format_si(value, unit, digits)
+    if value >= 0.01:
+        return f"{value:.{digits}g} {unit}"
+    noun = unit.split("/")[0] or "1"
+    gap = 1.0 / value
+    for size, name in ((86400.0, "days"), (3600.0, "h"), (60.0, "min")):
+        if gap >= size:
+            return f"1 {noun} per {gap / size:.{digits}g} {name}"
+    return f"1 {noun} per {gap:.{digits}g} s"
+
+
 def format_number(value: float, digits: int = 4) -> str:
     """A plain compact number: integers as integers, others with ``digits`` significant digits."""
     if value is None or (isinstance(value, float) and math.isnan(value)):

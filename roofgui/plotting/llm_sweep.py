@@ -75,7 +75,7 @@ class LlmSweepPlot(LogPlot):
         self._colours: dict[str, int] = {}
         #: the look each chip's items (and, under None, the batch's) were last given
         self._looks: dict = {}
-        self.batch_guide = self._add_curve(-20, bounds=False)
+        self.batch_guide = self._add_guide(-20)
         self.batch_label = self._add_label(20)
         self.message = pg.TextItem("", anchor=(0.5, 0.5))
         self.message.setZValue(30)
@@ -143,7 +143,7 @@ class LlmSweepPlot(LogPlot):
             band.setZValue(-10)
             self.addItem(band, ignoreBounds=True)
             store[cid] = band
-        self.walls[cid] = self._add_curve(6, bounds=False)
+        self.walls[cid] = self._add_guide(6)
         self.wall_labels[cid] = self._add_label(25, anchor=(0.0, 0.0))
         self.wall_labels[cid].setAngle(90)
         region = pg.LinearRegionItem((0, 1), movable=False)

@@ -84,10 +84,11 @@ class MeasuredLayer(QtCore.QObject):
         lg = self.plot.legend
         s = self.plot.style
         present = any(sample is self.sample for sample, _ in lg.items)
-        if present and (not self.placed or self.sample_style is not s):
+        if (present and self.placed and self.sample_style is s) or not (present or self.placed):
+            return  # (as shown)
+        if present:
             lg.removeItem(LEGEND_NAME)
-            present = False
-        if self.placed and not present:
+        if self.placed:
             self.sample_style = s
             size = s.marker_size * 1.1
             line_px = text_px(s, s.legend_font_pt)

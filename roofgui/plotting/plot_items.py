@@ -97,10 +97,10 @@ def text_px(style: PlotStyle, pt: float) -> float:
 # Items
 # ---------------------------------------------------------------------------
 
-def new_curve(z: float, clickable: bool = True) -> pg.PlotCurveItem:
+def new_curve(z: float, clickable: bool = True, antialias: bool = True) -> pg.PlotCurveItem:
     """A plot line: NaN breaks it (``connect='finite'``), its data is known finite
     otherwise, and it can be hovered (``mouseShape``) within a few pixels."""
-    item = pg.PlotCurveItem(antialias=True, connect="finite", skipFiniteCheck=True)
+    item = pg.PlotCurveItem(antialias=antialias, connect="finite", skipFiniteCheck=True)
     item.setZValue(z)
     if clickable:
         item.setClickable(True, width=8)
@@ -159,7 +159,8 @@ class Spot:
 
     @property
     def data(self) -> np.ndarray:
-        """The spot's record (``["x"]``, ``["y"]``, ``["data"]``: its tooltip)."""
+        """The spot's record (``["x"]``, ``["y"]``, ``["data"]``: what it shows, a point
+        of the geometry or a tooltip)."""
         return self.item.data[self.index:self.index + 1]
 
     def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 (as pyqtgraph's)
@@ -180,7 +181,8 @@ class LogAxis(pg.AxisItem):
     """A linear axis over log10 data whose ticks read as powers of ten.
 
     ``kind``: ``"plain"`` (0.1, 1, 10, 1k), ``"si"`` (100 T, 1 P) or ``"time"`` (1 ms).
-    Majors at decades, minors at 2..9 (see :func:`plotdata.log_ticks`).
+    Majors at decades, minors at 2..9, and in a view under three decades the 2× and 5×
+    minors labelled (see :func:`plotdata.log_tick_levels`).
     """
 
     def __init__(self, orientation: str, kind: str = "si", **kw):
@@ -198,11 +200,11 @@ class LogAxis(pg.AxisItem):
         lo, hi = (minVal, maxVal) if minVal <= maxVal else (maxVal, minVal)
         font_px = self.style.get("tickFont").pointSizeF() if self.style.get("tickFont") else 9.0
         per_label = max(40.0, font_px * (5.5 if self.orientation in ("bottom", "top") else 3.0))
-        majors, minors = pd.log_ticks(lo, hi, max_major=max(2, int(size / per_label)))
-        return [(1.0, majors), (0.1, minors)]
+        majors, mids, minors = pd.log_tick_levels(lo, hi, max_major=max(2, int(size / per_label)))
+        return [(1.0, majors), (0.5, mids), (0.1, minors)]  # (2× and 5×: labelled, no grid)
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
-        if spacing < 1.0:
+        if spacing < 0.5:
             return ["" for _ in values]
         return [pd.tick_label(v, self.kind) for v in values]
 

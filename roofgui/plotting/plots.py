@@ -96,6 +96,8 @@ class RooflinePlot(LogPlot):
         self._colours: dict[str, int] = {}
         #: the chips' geometry and style the chips' items were last set from
         self._chips_shown: tuple | None = None
+        #: the roofs' samples for the legend's placement, and the view they were made for
+        self._roof_kept: tuple | None = None
         self._regions_style: PlotStyle | None = None
         self._apply_base_style()
         self._restyle_items()
@@ -177,11 +179,12 @@ class RooflinePlot(LogPlot):
             del self.roof_curves[cid]
         ridges = [(r, s.colour(c.colour)) for c in g.chips for r in c.ridges]
         self.ridge_item.setData(
-            x=[r.x for r, _ in ridges], y=[r.y for r, _ in ridges],
-            data=[r.tooltip for r, _ in ridges], symbol="d", size=s.ridge_size,
+            x=[r.x for r, _ in ridges], y=[r.y for r, _ in ridges], size=s.ridge_size,
+            data=[r.tooltip for r, _ in ridges],
+            symbol=[pd.chip_look(c.colour).marker for c in g.chips for _ in c.ridges],
             pen=spot_pen(s.marker_edge, s.marker_outline * 0.8),
             brush=[spot_brush(col) for _, col in ridges])
-        _sync_keys(self.guide_lines, chips, lambda _: self._add_curve(-20, bounds=False),
+        _sync_keys(self.guide_lines, chips, lambda _: self._add_guide(-20),
                    self._remove)
         _sync_keys(self.roof_labels, {(c.chip_id, r.key) for c in g.chips for r in c.roofs
                                       if r.label}, lambda _: self._add_label(25, (1.0, 1.0)),
@@ -198,7 +201,7 @@ class RooflinePlot(LogPlot):
             for r in c.roofs:
                 curves[r.key].setData(r.x, r.y)
                 curves[r.key].setPen(make_pen(col, s.link_width, "dash") if r.kind == "link"
-                                     else make_pen(col, s.roof_width))
+                                     else make_pen(col, s.roof_width, pd.chip_look(c.colour).dash))
                 if r.label:
                     lab = self.roof_labels[(c.chip_id, r.key)]
                     lab.setText(r.label)
@@ -224,13 +227,13 @@ class RooflinePlot(LogPlot):
         pts = g.points
         twins = [p for p in pts if p.net_x is not None]
         self.point_item.setData(
-            x=[p.x for p in pts], y=[p.y for p in pts], data=[p.tooltip for p in pts],
+            x=[p.x for p in pts], y=[p.y for p in pts], data=list(pts),
             symbol=[p.symbol for p in pts], size=s.marker_size,
             pen=spot_pen(s.marker_edge, s.marker_outline),
             brush=[spot_brush(s.colour(p.colour)) for p in pts])
         self.twin_item.setData(
             x=[p.net_x for p in twins], y=[p.y for p in twins],
-            data=[p.tooltip for p in twins], symbol=[p.symbol for p in twins],
+            data=twins, symbol=[p.symbol for p in twins],
             size=s.marker_size * 0.85, brush=spot_brush(face_colour(s)),
             pen=[spot_pen(s.colour(p.colour), s.marker_outline * 1.4) for p in twins])
         self.twin_item.setVisible(bool(twins))
@@ -238,7 +241,7 @@ class RooflinePlot(LogPlot):
         by_chip: dict[str, list[pd.Point]] = {}
         for p in twins:
             by_chip.setdefault(p.chip_id, []).append(p)
-        _sync_keys(self.net_links, by_chip, lambda _: self._add_curve(-5, bounds=False),
+        _sync_keys(self.net_links, by_chip, lambda _: self._add_guide(-5),
                    self._remove)
         for cid, tw in by_chip.items():
             link = self.net_links[cid]
@@ -286,8 +289,9 @@ class RooflinePlot(LogPlot):
         # points across a ridge never changes the legend
         has_link = any(r.kind == "link" for c in g.chips for r in c.roofs)
         bounds = (["compute", "memory"] + (["network"] if has_link else [])) if g.points else []
-        entries = [(c.label, dict(pen=make_pen(s.colour(c.colour), s.roof_width)))
-                   for c in g.chips]
+        entries = [(c.label, dict(pen=make_pen(s.colour(c.colour), s.roof_width, lk.dash), **(
+            {} if lk.dash == "solid" else dict(symbol=lk.marker, brush=pg.mkBrush(qcolor(
+                s.colour(c.colour))))))) for c in g.chips for lk in [pd.chip_look(c.colour)]]
         if has_link:
             entries.append(("link roof", dict(pen=make_pen(s.neutral, s.link_width,
                                                                    "dash"))))
@@ -312,19 +316,26 @@ class RooflinePlot(LogPlot):
         g = self.geometry
         if g is None:
             return np.empty(0), np.empty(0)
-        x0, x1, _, _ = self.view_range()
-        xs, ys = [np.empty(0)], [np.empty(0)]
-        for c in g.chips:
-            for r in c.roofs:
-                dx, dy = sample_polyline(r.x, r.y, x0, x1)
-                xs.append(dx)
-                ys.append(dy)
-        xs += [np.array([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x])]
-        ys += [np.array([p.y for p in g.points] + [p.y for p in g.points if p.net_x])]
-        sx, sy = self.to_scene(np.concatenate(xs), np.concatenate(ys))
+        sx, sy = self.to_scene([p.x for p in g.points] + [p.net_x for p in g.points if p.net_x],
+                               [p.y for p in g.points] + [p.y for p in g.points if p.net_x])
+        rx, ry = self._roof_samples(g)
         tx, ty = label_samples(list(self.op_labels.values())
                                      + list(self.roof_labels.values()))
-        return np.concatenate([sx] + tx), np.concatenate([sy] + ty)
+        return np.concatenate([sx, rx] + tx), np.concatenate([sy, ry] + ty)
+
+    def _roof_samples(self, g: pd.RooflineGeometry) -> tuple[np.ndarray, np.ndarray]:
+        """The roofs sampled along their length, in scene coordinates: kept while the
+        chips' geometry (the same objects while only points move) and the view stay."""
+        view = (g.chips, *self.view_range(), self.vb.sceneBoundingRect().getRect())
+        kept = self._roof_kept
+        if kept is not None and kept[0][0] is view[0] and kept[0][1:] == view[1:]:
+            return kept[1]
+        x0, x1 = view[1], view[2]
+        parts = [sample_polyline(r.x, r.y, x0, x1) for c in g.chips for r in c.roofs]
+        xy = self.to_scene(np.concatenate([np.empty(0)] + [p[0] for p in parts]),
+                           np.concatenate([np.empty(0)] + [p[1] for p in parts]))
+        self._roof_kept = (view, xy)
+        return xy
 
     def _bottom_labels(self) -> list:
         return list(self.ridge_labels.values())
@@ -376,7 +387,7 @@ class RooflinePlot(LogPlot):
         hits = [h for item in (self.point_item, self.twin_item)
                 for h in self._scatter_hit(item, scene_pos)]
         if hits:
-            return "<br><hr>".join(h.data() for h in hits)
+            return "<br><hr>".join(h.data().tooltip for h in hits)
         tip = self._spot_tip([self.ridge_item], scene_pos)
         g = self.geometry
         if tip is not None or g is None:

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from roofgui.plotting.cache_layer import CacheLayer
-from roofgui.plotting.placement import label_samples, sample_polyline
+from roofgui.plotting.placement import label_samples
 from roofgui.plotting.plot_base import LogPlot
 from roofgui.plotting.plot_items import (Spot, face_colour, make_pen, set_anchor, spot_brush,
                                          spot_pen, style_label, text_px)
@@ -147,7 +147,7 @@ class SweepPlot(LogPlot):
         for colour, lines in by_colour.items():
             item = self.guide_items.get(colour)
             if item is None:
-                item = self.guide_items[colour] = self._add_curve(-20, bounds=False)
+                item = self.guide_items[colour] = self._add_guide(-20)
             item.setPen(make_pen(s.colour(colour), s.guide_width, "dot", alpha=0.75))
             item.setData(np.array([v for ln in lines for v in (ln.crit_x, ln.crit_x, np.nan)]),
                          np.array([v for ln in lines
@@ -233,13 +233,12 @@ class SweepPlot(LogPlot):
         self.place_legend()
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray]:
-        """What the legend should not cover: the curves sampled along their length and
-        the critical labels."""
+        """What the legend should not cover: the curves' drawn points (about 20 a decade,
+        knees included) and the critical labels."""
         g = self.geometry
         if g is None or not g.lines:
             return np.empty(0), np.empty(0)
-        x0, x1, _, _ = self.view_range()
-        pts = [sample_polyline(*_drawn(ln), x0, x1) for ln in g.lines]
+        pts = [_drawn(ln) for ln in g.lines]
         sx, sy = self.to_scene(np.concatenate([p[0] for p in pts]),
                                np.concatenate([p[1] for p in pts]))
         tx, ty = label_samples(self.crit_labels.values())

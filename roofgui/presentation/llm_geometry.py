@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from roofgui.model.llm import PHASES, LlmSweepResult, llm_inputs, step_terms
-from roofgui.model.units import format_capacity, format_number, format_si, format_time
+from roofgui.model.units import format_capacity, format_number, format_rate, format_si, format_time
 from roofgui.presentation.plotdata import assign_colours, nice_range
 
 Array = np.ndarray
@@ -51,7 +51,7 @@ class LlmSweepGeometry:
     fit: tuple[float, float, float, float]
     x_title: str
     y_title: str
-    y_kind: str             # "si" (tokens/s) or "time" (s)
+    y_kind: str             # "rate" (tokens/s) or "time" (s)
     unit: str               # "tok/s" or ""
     hi_legend: str
     lo_legend: str
@@ -63,7 +63,7 @@ class LlmSweepGeometry:
 
 
 _VIEW_TITLES = {
-    "throughput": ("Throughput, all requests (tokens/s)", "si", "tok/s"),
+    "throughput": ("Throughput, all requests (tokens/s)", "rate", "tok/s"),
     "latency": ("Per-token latency: time per output token", "time", ""),
 }
 
@@ -140,7 +140,7 @@ def _marker(op: Any, name: str, b: Array, lx: Array, lhi: Array, ok: Array, hi: 
     if not (at.size and ok[at[0]]):
         return None, ""
     j = int(at[0])
-    fmt = (lambda v: format_si(v, "tok/s")) if thr else format_time  # noqa: E731
+    fmt = (lambda v: format_rate(v, "tok/s")) if thr else format_time  # noqa: E731
     tip = (f"<b>{op.name}</b> on <b>{name}</b> at B = {format_number(ob)}"
            f"<br>{'throughput' if thr else 'time per output token'}: "
            f"{fmt(float(hi[j]))} (perfect overlap) … {fmt(float(lo[j]))} (no overlap)"

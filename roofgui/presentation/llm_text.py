@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from roofgui.model import llm
-from roofgui.model.units import format_capacity, format_number, format_si, format_time
+from roofgui.model.units import format_capacity, format_number, format_rate, format_si, format_time
 
 
 def summary(entry) -> dict:
@@ -113,8 +113,8 @@ def _working_phase(s: Mapping[str, Any], inp: llm.LLMInputs, ph: str) -> list[st
         "  Critical batch (t_compute = max(t_mem, t_network)): "
         + ("never compute-bound" if cb is None else
            f"B = {g(cb)}" + (f" (B_dense = {g(r['critical_tokens'])} tokens)" if ph == "prefill" else "")),
-        f"  Step throughput = B_dense / t_step = {format_si(r['step_throughput_min'], 'tok/s')} "
-        f"… {format_si(r['step_throughput_max'], 'tok/s')}",
+        f"  Step throughput = B_dense / t_step = {format_rate(r['step_throughput_min'], 'tok/s')} "
+        f"… {format_rate(r['step_throughput_max'], 'tok/s')}",
     ]
     return lines + _working_memory(s, inp, ph)
 
@@ -161,7 +161,7 @@ def _working_serving(s: Mapping[str, Any]) -> list[str]:
     sv, T = s["serving"], _time
 
     def span_of(key: str, unit: str) -> str:
-        return f"{format_si(sv[key + '_min'], unit)} … {format_si(sv[key + '_max'], unit)}"
+        return f"{format_rate(sv[key + '_min'], unit)} … {format_rate(sv[key + '_max'], unit)}"
 
     return [
         "── serving: one prefill step, then d decode steps",
@@ -202,7 +202,8 @@ def part_rows(parts) -> list[tuple[str, str]]:
 
 
 def span(lo, hi, unit: str) -> str:
-    return f"{format_si(lo, unit)} … {format_si(hi, unit)}"
+    """``lo … hi`` of a rate (tokens or requests per second)."""
+    return f"{format_rate(lo, unit)} … {format_rate(hi, unit)}"
 
 
 def table_rows(entry, rec: dict) -> list[tuple[str, str]]:

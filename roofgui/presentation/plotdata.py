@@ -15,7 +15,7 @@ powers of ten).  The names live in small modules, gathered here for the callers:
 The sweep plot's geometry is :mod:`.sweepgeom`.
 """
 
-from roofgui.presentation.colours import OP_DASHES, assign_colours
+from roofgui.presentation.colours import OP_DASHES, ChipLook, assign_colours, chip_look
 from roofgui.presentation.placement import (label_rects, least_covered, place_label,
                                             spread_1d, stack_rows, view_covers)
 from roofgui.presentation.polylines import (DRAWN_PER_DECADE, DRAWN_POINTS, densify, densify_many,
@@ -25,15 +25,16 @@ from roofgui.presentation.regions import (LOG_INF, REGION_KINDS, REGION_LABELS, 
 from roofgui.presentation.roofgeom import (BOUND_SYMBOLS, ChipGeometry, ChipRoofs, OpLabel,
                                            Point, Ridge, Roof, RooflineGeometry, chip_geometry,
                                            key_points, op_labels, roofline_geometry)
-from roofgui.presentation.ticks import log_ticks, nice_range, tick_label, tick_label_exact
+from roofgui.presentation.ticks import (log_tick_levels, log_ticks, nice_range, tick_label,
+                                       tick_label_exact)
 from roofgui.presentation.tooltips import BOUND_LABELS, format_intensity, point_tooltip
 
 __all__ = [
-    "BOUND_LABELS", "BOUND_SYMBOLS", "ChipGeometry", "ChipRoofs", "DRAWN_PER_DECADE", "DRAWN_POINTS", "LOG_INF",
+    "BOUND_LABELS", "BOUND_SYMBOLS", "ChipGeometry", "ChipLook", "chip_look", "ChipRoofs", "DRAWN_PER_DECADE", "DRAWN_POINTS", "LOG_INF",
     "OP_DASHES", "OpLabel", "Point", "REGION_KINDS", "REGION_LABELS", "REGION_SHORT", "Region",
     "Ridge", "Roof", "RooflineGeometry", "assign_colours", "chip_geometry", "densify",
     "densify_many", "format_intensity", "key_points", "label_rects", "least_covered",
-    "log_ticks", "nice_range", "op_labels", "place_label", "point_tooltip", "region_at",
+    "log_tick_levels", "log_ticks", "nice_range", "op_labels", "place_label", "point_tooltip", "region_at",
     "region_intervals", "roofline_geometry", "spread_1d", "stack_rows", "sweep_drawing",
     "tick_label", "tick_label_exact", "view_covers",
 ]

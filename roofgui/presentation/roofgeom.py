@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -75,7 +76,8 @@ class Point:
     bound: str
     symbol: str
     colour: int
-    tooltip: str
+    #: the evaluation's entry the point shows (for its tooltip)
+    entry: object = field(repr=False, compare=False)
     #: log10 FLOPs per *link* byte when the op sends anything over a link: where
     #: the op sits against the (dashed) link roof, drawn as a hollow twin marker.
     net_x: float | None = None
@@ -83,6 +85,11 @@ class Point:
     @property
     def key(self) -> tuple[int, str, str]:
         return (self.op_index, self.phase, self.chip_id)
+
+    @cached_property
+    def tooltip(self) -> str:
+        """What hovering the point shows (made when first asked: most points never are)."""
+        return point_tooltip(self.entry)
 
 
 @dataclass(frozen=True)
@@ -284,7 +291,7 @@ def make_point(e, colour: int) -> Point | None:
     ni = float(r.net_intensity)
     net_x = math.log10(ni) if float(r.net_bytes) > 0 and 0 < ni < math.inf else None
     return Point(e.op_index, e.phase, e.chip_id, e.label, math.log10(x), math.log10(y),
-                 bound, BOUND_SYMBOLS[bound], colour, point_tooltip(e), net_x)
+                 bound, BOUND_SYMBOLS[bound], colour, e, net_x)
 
 
 def dedupe_ridge_labels(chips: Sequence[ChipGeometry], tol: float = 1e-9) -> list[ChipGeometry]:

@@ -17,6 +17,21 @@ OKABE_ITO_LIGHT = ("#0072B2", "#E69F00", "#CC79A7", "#009E73", "#56B4E9", "#D55E
 # The same hues lifted for a dark background.
 OKABE_ITO_DARK = ("#56B4E9", "#E69F00", "#E08FC0", "#2BC79A", "#8FD3FF", "#FF7F3F",
                   "#F0F0F0", "#AAAAAA")
+# Chips 9-24 (drawn with other ridge markers and roof dashes, see .colours): two more
+# groups of eight, picked farthest-first (CIEDE2000) from Paul Tol's schemes and a grid,
+# each colour at least 15 (light) / 9 (dark) ΔE00 from every other of the 24, readable on
+# the background, and within its group at least 6 ΔE00 apart under simulated protanopia,
+# deuteranopia and tritanopia (Machado et al. 2009).  tests/test_palette.py checks it.
+MORE_LIGHT = ("#6600AA", "#880022", "#666600", "#225555", "#88AA00", "#AA3377", "#8866EE",
+              "#EE2244",
+              "#225522", "#444466", "#886666", "#555555", "#EE8866", "#EE00EE", "#228800",
+              "#448888")
+MORE_DARK = ("#CCEE00", "#668800", "#6666EE", "#008888", "#EE0066", "#AAAA00", "#EE00CC",
+             "#AAAAEE",
+             "#997700", "#00CC00", "#AA6644", "#EEDD88", "#66EEEE", "#CCEECC", "#EE8888",
+             "#668866")
+PALETTE_LIGHT = OKABE_ITO_LIGHT + MORE_LIGHT
+PALETTE_DARK = OKABE_ITO_DARK + MORE_DARK
 
 _SCALED = ("tick_font_pt", "label_font_pt", "legend_font_pt", "annotation_font_pt",
            "title_font_pt", "roof_width", "link_width", "curve_width", "axis_width",
@@ -48,7 +63,7 @@ class PlotStyle:
     marker_size: float = 11.0
     marker_outline: float = 1.2
     ridge_size: float = 7.0
-    palette: tuple[str, ...] = OKABE_ITO_LIGHT
+    palette: tuple[str, ...] = PALETTE_LIGHT
     region_red: str = "#E0453A"
     region_yellow: str = "#F2C12E"
     region_green: str = "#3BA55C"
@@ -94,7 +109,7 @@ SCREEN_DARK = PlotStyle(
     foreground="#E6E6E6",
     muted="#A0A0A0",
     grid_alpha=0.22,
-    palette=OKABE_ITO_DARK,
+    palette=PALETTE_DARK,
     region_red="#FF5A4E",
     region_yellow="#FFD23F",
     region_green="#4CD07D",

@@ -49,6 +49,28 @@ def log_ticks(lo: float, hi: float, max_major: int = 9) -> tuple[list[float], li
     return majors, minors
 
 
+#: Views spanning fewer decades than this label the 2× and 5× ticks too (room allowing).
+INTERMEDIATE_SPAN = 3.0
+
+
+def log_tick_levels(lo: float, hi: float, max_major: int = 9
+                    ) -> tuple[list[float], list[float], list[float]]:
+    """Major, intermediate and minor tick positions (log10) for a log axis on [lo, hi].
+
+    As :func:`log_ticks`, and when fewer than :data:`INTERMEDIATE_SPAN` decades are in
+    view and the axis has room for them (``max_major`` labels in all), the 2× and 5×
+    ticks move from the minors to a level of their own, which is labelled (20, 50,
+    200 …), so a zoomed-in view reads without counting minor ticks.
+    """
+    majors, minors = log_ticks(lo, hi, max_major)
+    if not majors and not minors or hi - lo >= INTERMEDIATE_SPAN:
+        return majors, [], minors
+    mids = [v for v in minors if round(10 ** (v - math.floor(v + 1e-9))) in (2, 5)]
+    if len(majors) + len(mids) > max(1, min(int(max_major), MAX_MAJORS)):
+        return majors, [], minors
+    return majors, mids, [v for v in minors if v not in mids]
+
+
 def _power(v_log: float) -> float | None:
     """``10 ** v_log``, or None where a float cannot hold it (or it is not a number)."""
     if not math.isfinite(v_log) or abs(v_log) > _FLOAT_LOG_MAX:
@@ -69,7 +91,8 @@ def tick_label(v_log: float, kind: str = "si") -> str:
     """Label for a tick at log10 value ``v_log``.
 
     ``kind``: ``"si"`` → ``100 T``, ``1 P``; ``"plain"`` → ``0.1``, ``10``, ``1k``, ``10M``;
-    ``"time"`` → ``100 µs``, ``1 ms``, ``10 s``.
+    ``"time"`` → ``100 µs``, ``1 ms``, ``10 s``; ``"rate"`` (tokens or requests per
+    second) as ``"si"`` from 1 up, and ``0.5``, ``0.01`` below (never ``500 m``).
     """
     v = _power(v_log)
     if v is None:
@@ -78,7 +101,7 @@ def tick_label(v_log: float, kind: str = "si") -> str:
     v = float(f"{v:.3g}")
     if kind == "time":
         return format_time(v, 3)
-    if kind == "plain":
+    if kind == "plain" or (kind == "rate" and v < 1):
         if v < 1000:
             return f"{v:g}"
         return format_si(v, "", 3).replace(" ", "")
@@ -89,7 +112,8 @@ def tick_label_exact(v_log: float, kind: str = "si") -> str:
     """A readout value at log10 ``v_log`` with 3 significant digits.
 
     ``"si"`` gives ``"197 T"`` (append a unit directly: ``197 TFLOP/s``),
-    ``"plain"`` gives ``"241"`` / ``"4.38k"``, ``"time"`` gives ``"174 µs"``.
+    ``"plain"`` gives ``"241"`` / ``"4.38k"``, ``"time"`` gives ``"174 µs"``, ``"rate"``
+    gives ``"0.05 "`` below 1 (append ``tok/s``) and as ``"si"`` from 1 up.
     """
     v = _power(v_log)
     if v is None:
@@ -98,6 +122,8 @@ def tick_label_exact(v_log: float, kind: str = "si") -> str:
         return format_time(v, 3)
     if kind == "plain":
         return f"{v:.3g}" if v < 1000 else format_si(v, "", 3).replace(" ", "")
+    if kind == "rate" and v < 0.9995:
+        return f"{v:.3g} "
     t = format_si(v, "", 3)
     return t if " " in t else t + " "
 

@@ -41,9 +41,9 @@ def flush(w) -> None:
 def pixels(w) -> np.ndarray:
     """A widget's picture as an (h, w, 4) int array of RGBA (a plot's once its legend, which
     on screen is placed after the plot's paint, is in place)."""
-    if hasattr(w, "flush_legend"):
+    if hasattr(w, "flush_layout"):
         w.grab()  # (a paint lays out what a view change left pending, legend last)
-        w.flush_legend()
+        w.flush_layout()
     img = w.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
     a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
     return a[:, :img.width() * 4].reshape(img.height(), img.width(), 4).astype(int)
