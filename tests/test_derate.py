@@ -73,7 +73,7 @@ def test_a_fit_faster_than_the_roof_cannot_be_applied(catalog):
 
 def test_the_derate_lowers_one_chips_roofs_and_says_so(catalog):
     h100, h200 = catalog.get("h100-sxm"), catalog.get("h200")
-    d = Derate("my-cal", "h100-sxm", 0.71, 0.83, (("fp8", 0.5),))
+    d = Derate("my-cal", "h100-sxm", 0.71, 0.83, {"fp8": 0.5})
     a, b = apply_derates([h100, h200], [d])
     assert b is h200
     assert a.name == f"{h100.name} \u00b7 derate 'my-cal' (compute fp8 0.50 (others 0.71), " \
@@ -95,7 +95,7 @@ def test_an_evaluation_uses_the_derate_only_when_the_scenario_has_it(catalog):
 
 def test_saved_and_read_back(catalog):
     sc = Scenario(chips=["h100-sxm"],
-                  derates=[Derate("my-cal", "h100-sxm", 0.71, 0.83, (("fp8", 0.6),), "fitted")])
+                  derates=[Derate("my-cal", "h100-sxm", 0.71, 0.83, {"fp8": 0.6}, "fitted")])
     data = json.loads(sc.to_json())
     assert data["derates"] == [{"name": "my-cal", "chip": "h100-sxm", "compute": 0.71,
                                 "memory": 0.83, "by_dtype": {"fp8": 0.6}, "note": "fitted"}]

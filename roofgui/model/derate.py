@@ -20,7 +20,7 @@ the matrix unit, or ``vector fp32`` and the like for a vector unit.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from roofgui.model.chips import MIN_FRACTION, Chip
@@ -44,21 +44,25 @@ class Derate:
     chip: str
     compute: float
     memory: float
-    #: (key, fraction) of the peaks fitted apart: "bf16", "fp8", "vector fp32", ...
-    by_dtype: tuple[tuple[str, float], ...] = ()
+    #: fraction of each peak fitted apart, by key: "bf16", "fp8", "vector fp32", ...
+    by_dtype: dict[str, float] = field(default_factory=dict)
     #: what it was fitted from, as shown when it was applied
     note: str = ""
 
+    def __hash__(self) -> int:  # (frozen, but by_dtype is a dict: saved as a JSON object)
+        return hash((self.name, self.chip, self.compute, self.memory,
+                     tuple(sorted(self.by_dtype.items())), self.note))
+
     def compute_for(self, key: str, unit: str = "matrix") -> float:
         """The fraction of the chip's ``key`` peak on ``unit``."""
-        return dict(self.by_dtype).get(key if unit == "matrix" else VECTOR + key, self.compute)
+        return self.by_dtype.get(key if unit == "matrix" else VECTOR + key, self.compute)
 
     def fractions_text(self) -> str:
         """``compute 0.71, memory 0.83`` (with dtypes fitted apart: ``compute bf16 0.70 ·
         fp8 0.60 (others 0.66), memory 0.80``)."""
         if not self.by_dtype:
             return f"compute {self.compute:.2f}, memory {self.memory:.2f}"
-        own = " \u00b7 ".join(f"{k} {v:.2f}" for k, v in self.by_dtype)
+        own = " \u00b7 ".join(f"{k} {v:.2f}" for k, v in sorted(self.by_dtype.items()))
         return f"compute {own} (others {self.compute:.2f}), memory {self.memory:.2f}"
 
     def summary(self) -> str:
@@ -85,13 +89,9 @@ class Derate:
                                                                f"{why} ×{self.memory:.3g}"))
 
     def to_dict(self) -> dict:
-        d: dict[str, Any] = {"name": self.name, "chip": self.chip, "compute": self.compute,
-                             "memory": self.memory}
-        if self.by_dtype:
-            d["by_dtype"] = dict(self.by_dtype)
-        if self.note:
-            d["note"] = self.note
-        return d
+        """As the scenario file holds it (``dataclasses.asdict`` gives the same)."""
+        return {"name": self.name, "chip": self.chip, "compute": self.compute,
+                "memory": self.memory, "by_dtype": dict(self.by_dtype), "note": self.note}
 
 
 #: Derated chips made before, by (id of the chip, derate): the same chip object back for
@@ -139,8 +139,9 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def parse_derates(data: Any, where: str) -> list[Derate]:
-    """The scenario's ``derates`` list, each checked.
+def parse_derates(data: Any, where: str, notices: list[str] | None = None) -> list[Derate]:
+    """The scenario's ``derates`` list, each checked; each derate's :meth:`Derate.notice`
+    is added to ``notices`` (opening a file with a derate says so).
 
     Raises
     ------
@@ -159,6 +160,8 @@ def parse_derates(data: Any, where: str) -> list[Derate]:
             raise ScenarioError(where, f"derates[{i}].chip", f"{d.chip} already has derate "
                                 f"'{earlier.name}' (one derate a chip)")
         out.append(d)
+    if notices is not None:
+        notices.extend(d.notice(where) for d in out)
     return out
 
 
@@ -192,7 +195,7 @@ def _parse_one(item: Any, where: str, p: str) -> Derate:
         if k.removeprefix(VECTOR) not in PEAK_KEYS:
             fail(f"by_dtype.{k}", f"unknown dtype peak (known: {', '.join(PEAK_KEYS)}, "
                  f"or '{VECTOR}' and one of them)")
-    pairs = tuple(sorted((k, _fraction(v, fail, f"by_dtype.{k}")) for k, v in by.items()))
+    pairs = {k: _fraction(v, fail, f"by_dtype.{k}") for k, v in sorted(by.items())}
     return Derate(texts["name"], texts["chip"], nums["compute"], nums["memory"], pairs,
                   texts["note"])
 

@@ -12,8 +12,7 @@ Format (``version`` 1)::
                "params": {}, "tile": {"bm": 128, "bn": 128, "bk": 64} (matmul; optional)}],
       "chips": ["tpu-v5e", "h100-sxm"],
       "what_if": {"peak": 1, "hbm": 1, "link": 1},
-      "derate": false,
-      "derates": [{"name": "my-cal", "chip": "h100-sxm", "compute": 0.71, "memory": 0.83}],
+      "derate": false, "derates": [{"name": "cal", "chip": "h100-sxm", "compute": 0.7, ...}],
       "sweep": {"dim": "B", "start": 1, "stop": 16384, "points": 400, "y": "flops"},
       "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units)},
       "selected": 0
@@ -119,8 +118,7 @@ class Scenario:
     chips: list[str] = field(default_factory=list)
     what_if: WhatIf = field(default_factory=WhatIf)
     derate: bool = False
-    #: named derates fitted from measurements (:mod:`.derate`), one a chip
-    derates: list[Derate] = field(default_factory=list)
+    derates: list[Derate] = field(default_factory=list)  # (see roofgui.model.derate)
     sweep: SweepSpec = field(default_factory=SweepSpec)
     view: ViewSpec = field(default_factory=ViewSpec)
     selected: int = 0
@@ -138,7 +136,6 @@ class Scenario:
         d["ops"] = [{k: v for k, v in op.items() if k != "tile" or v} for op in d["ops"]]  # untiled: as before
         d.pop("notices")
         d.pop("source")
-        d["derates"] = [x.to_dict() for x in self.derates]
         if d["view"]["roofline"] is not None and not view_in_range(d["view"]["roofline"]):
             d["view"]["roofline"] = None
         return {"format": FORMAT, "version": VERSION, **d}
@@ -194,8 +191,6 @@ def save_scenario(scenario: Scenario, path: str | Path) -> None:
     """Atomically write the scenario as JSON."""
     atomic_write(path, scenario.to_json())
 
-
-# -- validation ------------------------------------------------------------------
 
 def _fail(where: str, key: str, problem: str):
     raise ScenarioError(where, key, problem)
@@ -256,8 +251,7 @@ def _parse(data: Any, where: str) -> Scenario:
         _positive(v, where, f"what_if.{k}", max_value=WHAT_IF_MAX, min_value=WHAT_IF_MIN)
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
-    sc.derates = parse_derates(data.get("derates", []), where)
-    sc.notices += [d.notice(where) for d in sc.derates]
+    sc.derates = parse_derates(data.get("derates", []), where, sc.notices)
     sc.sweep = _parse_sweep(_expect(data.get("sweep", {}), dict, where, "sweep", "an object"), where)
     sc.view = _parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
     sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")

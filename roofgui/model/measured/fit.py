@@ -66,7 +66,7 @@ class ChipFit:
     def derate(self, name: str) -> Derate:
         """This fit as a named derate of its chip."""
         n = f"{self.count} kernel{'s' if self.count != 1 else ''}"
-        return Derate(name, self.chip.id, self.compute, self.memory, self.fractions.by_group,
+        return Derate(name, self.chip.id, self.compute, self.memory, dict(self.fractions.by_group),
                       f"fitted from {n} measured on {self.chip.name}")
 
 
