@@ -12,7 +12,7 @@ Format (``version`` 1)::
                "params": {}, "tile": {"bm": 128, "bn": 128, "bk": 64} (matmul; optional)}],
       "chips": ["tpu-v5e", "h100-sxm"],
       "what_if": {"peak": 1, "hbm": 1, "link": 1},
-      "derate": false,
+      "derate": false, "derates": [{"name": "cal", "chip": "h100-sxm", "compute": 0.7, ...}],
       "sweep": {"dim": "B", "start": 1, "stop": 16384, "points": 400, "y": "flops"},
       "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units),
                "tab": "roofline" | "sweep"   (optional: the plot it opens on)},
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from roofgui.model.chips import SHARD_LINKS
+from roofgui.model.derate import Derate, parse_derates
 from roofgui.model.dtypes import get_dtype
 from roofgui.model.errors import ModelError, ScenarioError
 from roofgui.model.view import VIEW_LIMIT, VIEW_TABS, ViewSpec, parse_view, view_in_range  # noqa: F401
@@ -102,6 +103,7 @@ class Scenario:
     chips: list[str] = field(default_factory=list)
     what_if: WhatIf = field(default_factory=WhatIf)
     derate: bool = False
+    derates: list[Derate] = field(default_factory=list)  # (see roofgui.model.derate)
     sweep: SweepSpec = field(default_factory=SweepSpec)
     view: ViewSpec = field(default_factory=ViewSpec)
     selected: int = 0
@@ -175,8 +177,6 @@ def save_scenario(scenario: Scenario, path: str | Path) -> None:
     atomic_write(path, scenario.to_json())
 
 
-# -- validation ------------------------------------------------------------------
-
 def _fail(where: str, key: str, problem: str):
     raise ScenarioError(where, key, problem)
 
@@ -213,8 +213,8 @@ def _keys(d: dict, allowed: set[str], where: str, prefix: str) -> None:
 
 def _parse(data: Any, where: str) -> Scenario:
     data = _expect(data, dict, where, "(top level)", "an object")
-    _keys(data, {"format", "version", "title", "ops", "chips", "what_if", "derate", "sweep",
-                 "view", "selected"}, where, "")
+    _keys(data, {"format", "version", "title", "ops", "chips", "what_if", "derate", "derates",
+                 "sweep", "view", "selected"}, where, "")
     _check_version(data, where)
     sc = Scenario()
     sc.title = _expect(data.get("title", ""), str, where, "title", "a string")[:500]
@@ -236,6 +236,7 @@ def _parse(data: Any, where: str) -> Scenario:
         _positive(v, where, f"what_if.{k}", max_value=WHAT_IF_MAX, min_value=WHAT_IF_MIN)
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
+    sc.derates = parse_derates(data.get("derates", []), where, sc.notices)
     sc.sweep = _parse_sweep(_expect(data.get("sweep", {}), dict, where, "sweep", "an object"), where)
     sc.view = parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
     sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")
