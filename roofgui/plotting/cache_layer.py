@@ -1,10 +1,10 @@
 """A picture of the lines an edit leaves alone, for the window's plots.
 
-Measured on the busy MLP example (3 chips, 4 ops): painting the roofs, ridges and guides
-as pyqtgraph items costs several milliseconds of a keystroke's repaint, the sweep's
-unedited curves as much; blitting one picture of them costs ~0.3 ms.  (The bands and the
-grid are not worth it: filling the exposed area costs what blitting it does.)  A
-:class:`CacheLayer` draws its member items (lines, spots: items in the view's
+Measured on the busy MLP example (3 chips, 4 ops): painting the roofs, ridges, guides and
+the roofline's translucent bands as pyqtgraph items costs several milliseconds of a
+keystroke's repaint (the bands alone ~2 ms), the sweep's unedited curves as much;
+blitting one picture of them costs ~0.3 ms.  (The sweep's grid alone is not worth one.)  A
+:class:`CacheLayer` draws its member items (lines, bands, spots: items in the view's
 coordinates) into one image the size of the view, again only when a member changes
 (:meth:`CacheLayer.invalidate`) or the view's transform, size or pixel ratio does, and
 blits it on every other paint.  The members stay the plot's items (data, hit tests,

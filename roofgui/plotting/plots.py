@@ -151,15 +151,15 @@ class RooflinePlot(LogPlot):
                 self._invalidate_layers()
 
     def _make_layers(self) -> None:
-        self.layers = {"lines": CacheLayer(self.vb, 0)}
+        self.layers = {"back": CacheLayer(self.vb, -100), "lines": CacheLayer(self.vb, 0)}
         self._sync_layers()
 
     def _sync_layers(self) -> None:
-        """The cache layer's members: the ridges' guides, the link roofs, the other roofs and
-        the ridges (in the order of z values).  The bands and the grid paint themselves:
-        filling or blitting the area a repaint exposes costs the same."""
+        """The cache layers' members: the bands and the grid; the ridges' guides, the link
+        roofs, the other roofs and the ridges (each layer in the order of z values)."""
         if not self.layers:
             return
+        self.layers["back"].set_members([*self.region_items.values(), self.grid_item])
         roofs = [c for curves in self.roof_curves.values() for c in curves.values()]
         roofs.sort(key=lambda c: c.zValue())  # (stable: the link roofs first)
         self.layers["lines"].set_members([*self.guide_lines.values(), *roofs, self.ridge_item])

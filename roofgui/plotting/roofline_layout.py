@@ -34,6 +34,8 @@ def lay_out(plot) -> None:
         item = plot.region_items[reg.kind]
         if tuple(item.getRegion()) != ext:
             item.setRegion(ext)
+            if "back" in plot.layers:
+                plot.layers["back"].invalidate()
     plot.place_legend()
     region_labels(plot, x0, x1, y1, px_x)
 
