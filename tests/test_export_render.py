@@ -254,3 +254,29 @@ def test_lines_clipped_together_are_clipped_as_one_by_one():
     assert together[2][0].size == 0 and together[4][0].size == 0
     assert np.array_equal(together[3][0], [2.0]) and together[5][0].size == 0
     assert np.array_equal(together[6][1], [11.0, 16.0])
+
+
+def test_a_tiled_matmul_exports_with_its_memory_levels(figure, tmp_path):
+    """The exported roofline is the window's: one roof per on-chip level of each chip with a
+    published bandwidth, and one point per level for the tiled op, inside the picture."""
+    import json
+
+    from roofgui.model.scenario import load_scenario
+
+    path = tmp_path / "tiled.json"
+    path.write_text(json.dumps({
+        "format": "roofgui-scenario", "version": 1, "chips": ["h100-sxm", "mi300x"],
+        "ops": [{"name": "tiled", "kind": "matmul", "dims": {"B": 2048, "D": 8192, "F": 8192},
+                 "tile": {"bm": 128, "bn": 128, "bk": 64}}]}))
+    sc = load_scenario(path)
+    f = figure(sc, plot="roofline")
+    f.image()
+    roofs = sorted(f.levels.roofs)
+    assert ("h100-sxm", "l2") in roofs and ("mi300x", "mall") in roofs and ("mi300x", "l2") in roofs
+    assert all(item.isVisible() for item in f.levels.roofs.values())
+    x0, x1, y0, y1 = f.widget.view_range()
+    assert f.levels.marks and all(x0 <= m.x <= x1 and y0 <= m.y <= y1 for m in f.levels.marks)
+    # an untiled scenario has no level layer
+    plain = figure(plot="roofline")
+    plain.image()
+    assert getattr(plain, "levels", None) is None

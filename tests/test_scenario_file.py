@@ -364,3 +364,24 @@ def test_notices_are_never_saved(tmp_path):
     sc = full_scenario()
     sc.notices.append("something")
     assert "notices" not in sc.to_dict()
+
+
+def test_the_plot_a_scenario_opens_on_is_saved_and_a_bad_one_is_noticed(tmp_path):
+    from roofgui.model.scenario import load_scenario, save_scenario
+
+    sc = Scenario(title="t")
+    sc.view = ViewSpec(tab="sweep")
+    p = tmp_path / "s.json"
+    save_scenario(sc, p)
+    assert json.loads(p.read_text())["view"]["tab"] == "sweep"
+    assert load_scenario(p).view.tab == "sweep"
+    d = json.loads(p.read_text())
+    d["view"]["tab"] = "pie chart"
+    p.write_text(json.dumps(d))
+    back = load_scenario(p)
+    assert back.view.tab is None
+    assert any("view.tab must be one of roofline, sweep" in n for n in back.notices)
+    d["view"] = {"tab": "sweep", "zoom": 2}
+    p.write_text(json.dumps(d))
+    with pytest.raises(ScenarioError, match="view.zoom"):
+        load_scenario(p)

@@ -108,7 +108,19 @@ class Figure:
             w.set_view(list(rng))
         else:
             w.fit()
+        if plot == "roofline":
+            self._add_levels(w)
         return w
+
+    def _add_levels(self, w) -> None:
+        """The memory levels' roofs and points of tiled matmuls, as the window shows them."""
+        from roofgui.plotting.levels_layer import LevelsLayer
+        from roofgui.presentation.levels_geom import levels_geometry
+
+        g = levels_geometry(self.evaluation, w.geometry.colours)
+        if g.roofs or g.marks:
+            self.levels = LevelsLayer(w)
+            self.levels.set_geometry(g)
 
     def settle(self) -> None:
         """Let Qt and pyqtgraph finish the offscreen plot's layout.

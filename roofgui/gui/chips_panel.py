@@ -26,6 +26,7 @@ from roofgui.gui.widgets import Binding, QuantityEdit, bind, make_label, signals
 
 COL_NAME, COL_PEAK, COL_HBM, COL_RIDGE = range(4)
 _COLOUR_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+_NAME_ROLE = int(Qt.ItemDataRole.UserRole) + 2  # (the name without a derate)
 
 
 def _swatch(colour: str | None) -> QIcon:
@@ -192,6 +193,7 @@ class ChipsPanel(QWidget):
                 name = chip.name if chip.builtin else f"{chip.name} (custom)"
                 item = QTreeWidgetItem([name, p.replace("FLOP/s", "").strip(), bw.replace("B/s", "").strip(), ridge])
                 item.setData(COL_NAME, Qt.ItemDataRole.UserRole, chip.id)
+                item.setData(COL_NAME, _NAME_ROLE, name)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(COL_NAME, Qt.CheckState.Unchecked)
                 tip = chip_tooltip(chip)
@@ -211,8 +213,12 @@ class ChipsPanel(QWidget):
     def sync(self, origin: object = None) -> None:
         sc = self.doc.scenario
         checked = set(sc.chips)
+        derates = {d.chip: f" \u00b7 {d.summary()}" for d in sc.derates}
         with signals_blocked(self.tree):
             for cid, item in self._items.items():
+                name = item.data(COL_NAME, _NAME_ROLE) + derates.get(cid, "")
+                if item.text(COL_NAME) != name:  # (a derate shows in the chip's name)
+                    item.setText(COL_NAME, name)
                 state = Qt.CheckState.Checked if cid in checked else Qt.CheckState.Unchecked
                 if item.checkState(COL_NAME) != state:
                     item.setCheckState(COL_NAME, state)

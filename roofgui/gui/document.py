@@ -208,6 +208,10 @@ class ScenarioDocument(QObject):
         # (a new view: the one replaced may be shared with an undo snapshot)
         self._scenario.view = dataclasses.replace(self._scenario.view, roofline=roofline)
 
+    def set_tab(self, tab: str | None) -> None:
+        """The plot on show: kept in the document (and saved), not an undoable edit."""
+        self._scenario.view = dataclasses.replace(self._scenario.view, tab=tab)
+
     def set_selected(self, index: int, origin: object = None) -> None:
         """Which op the form and the results show: not an undoable edit."""
         index = max(0, min(index, len(self._scenario.ops) - 1))

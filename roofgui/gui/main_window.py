@@ -116,9 +116,7 @@ class MainWindow(QMainWindow):
         self.tabs.setTabToolTip(TAB_ROOFLINE, "Attainable FLOP/s against arithmetic intensity (Ctrl+1)")
         self.tabs.setTabToolTip(TAB_SWEEP, "Attainable FLOP/s or time against one dimension; for an "
                                 "LLM step, throughput or per-token latency against batch (Ctrl+2)")
-        fit = QToolButton()
-        fit.setText("Fit")
-        fit.setAccessibleName("Fit")
+        fit = QToolButton(text="Fit", accessibleName="Fit")
         fit.setToolTip("Reset the zoom to show everything (Ctrl+0)")
         fit.clicked.connect(self.fit_view)
         fit.setAutoRaise(True)
@@ -196,9 +194,8 @@ class MainWindow(QMainWindow):
         self.live.flush()
         self._update_title()
         self._update_heading(ALL)
-        if os.environ.get("ROOFGUI_BENCH_FIRST_PAINT"):  # tests/bench/bench_cold.py
+        if os.environ.get("ROOFGUI_BENCH_FIRST_PAINT"):  # (tests/bench/bench.py: cold start)
             from roofgui.gui.first_paint import install
-
             install(self.current_plot().viewport(), os.environ["ROOFGUI_BENCH_FIRST_PAINT"])
 
     # -- reading (export, tests) --------------------------------------------------------
@@ -264,6 +261,8 @@ class MainWindow(QMainWindow):
 
     # -- slots ---------------------------------------------------------------------------
     def _tab_changed(self, index: int) -> None:
+        if index in (TAB_ROOFLINE, TAB_SWEEP):  # (saved: the file reopens on it)
+            self.doc.set_tab("sweep" if index == TAB_SWEEP else None)
         self.live.flush()
         self.live.show_tab(index)  # (a no-op when it shows the last evaluation already)
         make_focusable(self)  # (a sweep plot built just now)
@@ -284,9 +283,11 @@ class MainWindow(QMainWindow):
         """A new document: show its saved zoom, or fit."""
         self.live.flush()
         # (labels follow at the next evaluation or paint, whichever comes first)
-        self.roofline_plot.set_view(self.doc.scenario.view.roofline, layout=False)
+        view = self.doc.scenario.view
+        self.roofline_plot.set_view(view.roofline, layout=False)
         for p in self.built_plots()[1:]:
             p.fit(layout=False)
+        self.tabs.setCurrentIndex(TAB_SWEEP if view.tab == "sweep" else TAB_ROOFLINE)
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")

@@ -11,7 +11,8 @@ Every file of an import is read before anything is shown: a bad one shows one me
 naming its file, line and column, and nothing of that import is kept (the kernels imported
 before stay).  Each kernel is placed on the chip its file names when that chip is checked,
 else on the first checked chip (the status bar says so), and placed again at every
-evaluation.  The measurements are kept for the session, never saved in the scenario.
+evaluation.  The measurements are kept for the session, never saved in the scenario; a
+calibration fitted from them (:mod:`.calibration`) is saved only once applied as a derate.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
 
+from roofgui.gui.calibration import Calibrator
 from roofgui.gui.menus import ensure_mnemonics
 from roofgui.gui.measured_panel import MeasuredPanel
 from roofgui.model.measured import MeasuredSet, MeasurementError, parse_measurements
@@ -39,7 +41,7 @@ SNIFF_BYTES = 1 << 20
 class MeasuredSession(QObject):
     """The window's measured kernels: the files imported (``sets``), the kernels as last
     placed (``placed``), the plot's layer (``layer``), the panel (``panel``) in its dock
-    (``dock``) and the File menu's action (``import_action``)."""
+    (``dock``), the File menu's action (``import_action``) and the ``calibrator``."""
 
     def __init__(self, window) -> None:
         super().__init__(window)
@@ -53,6 +55,7 @@ class MeasuredSession(QObject):
         self.panel = MeasuredPanel()
         self.panel.clear_button.clicked.connect(self.clear)
         self.panel.import_button.clicked.connect(self.open_dialog)
+        self.calibrator = Calibrator(window, self.panel.calibration)
         self.dock = self._make_dock()
         self.import_action = QAction("Import &Measurements\u2026", window)
         self.import_action.setShortcut(QKeySequence("Ctrl+I"))
@@ -149,6 +152,7 @@ class MeasuredSession(QObject):
                 self.sets, ev.chips, w.doc.scenario.ops, ev.entries, w.catalog.chips.values())
         self.layer.set_kernels(self.placed, w.chip_colours())
         self.panel.set_kernels(self.placed, len(self.sets), self.notes)
+        self.calibrator.update(self.placed)
 
 
 def _add_to_menus(window, import_action: QAction, toggle: QAction) -> None:

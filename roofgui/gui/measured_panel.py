@@ -1,5 +1,6 @@
-"""The "Measured" panel: one row per imported kernel, read against its chip's roofline, and
-the buttons to import more or clear them."""
+"""The "Measured" panel: one row per imported kernel, read against its chip's roofline, the
+buttons to import more or clear them, and beside the table the calibration fitted from them
+(:class:`~roofgui.gui.calibration.CalibrationBox`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from typing import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from roofgui.gui.calibration import CalibrationBox
 
 from roofgui.presentation.measured_match import TABLE_COLUMNS, PlacedKernel
 
@@ -19,8 +23,9 @@ EMPTY_TEXT = ("No measured kernels. File \u25b8 Import Measurements\u2026 (Ctrl+
 
 
 class MeasuredPanel(QWidget):
-    """The table of measured kernels (``table``), a line about them (``summary``), and the
-    Import… and Clear buttons (``import_button``, ``clear_button``)."""
+    """The table of measured kernels (``table``), a line about them (``summary``), the
+    Import… and Clear buttons (``import_button``, ``clear_button``) and the calibration
+    (``calibration``)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -51,7 +56,13 @@ class MeasuredPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        lay.addWidget(self.table, 1)
+        self.calibration = CalibrationBox()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.calibration)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        lay.addWidget(split, 1)
         self._shown: list[tuple[str, ...]] = []
 
     def set_kernels(self, placed: Sequence[PlacedKernel], files: int,

@@ -247,7 +247,10 @@ class ResultsPanel(QWidget):
         crit = critical_order(op.kind)
         bold_keys = {"bound"} | ({f"critical:{crit[0]}"} if crit else set())
         for c, (e, rec) in enumerate(zip(entries, recs)):
-            head = rec["chip_name"].replace(" (", "\n(", 1) + (f"\n{e.phase}" if e.phase else "")
+            name, _, derate = rec["chip_name"].partition(" \u00b7 ")  # (a named derate: below)
+            derate = derate.replace(", memory", ",\nmemory") if len(derate) > 40 else derate
+            head = "\n".join(t.replace(" (", "\n(", 1) for t in (name, derate) if t) \
+                + (f"\n{e.phase}" if e.phase else "")
             if self.table.horizontalHeaderItem(c).text() != head:
                 self.table.horizontalHeaderItem(c).setText(head)
             extra = extra_cols[c] if c < len(extra_cols) else {}

@@ -54,6 +54,15 @@ class Fractions:
     #: seconds no row of the floor regime ran faster than (fitted only when asked)
     floor: float | None = None
     floor_rows: int = 0
+    #: compute fractions of each group (dtype) fitted apart, when :func:`fit` was given groups
+    by_group: tuple[tuple[str, float], ...] = ()
+    #: seconds each kernel launch adds (:mod:`.overhead_fit`; None: not fitted)
+    overhead: float | None = None
+
+    def compute_for(self, group: str | None) -> float | None:
+        """The compute fraction of a group (the pooled one when it has none of its own)."""
+        return dict(self.by_group).get(group, self.compute) if group is not None \
+            else self.compute
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,8 @@ class Calibration:
         dtype = "".join(f" {v}" for v in (self.dtype, self.workload) if v)
         floor = "" if f.floor is None else \
             f", floor {format_time(f.floor)} ({f.floor_rows} rows)"
+        if f.overhead is not None:
+            floor += f", launch overhead {format_time(f.overhead)} a kernel"
         return (f"{self.name}: {self.chip}{dtype} compute {pct(f.compute, f.compute_rows)}, "
                 f"memory {pct(f.memory, f.memory_rows)}{floor}; from {self.count} "
                 f"measurements, {self.method}")
@@ -96,55 +107,82 @@ def applied(fractions: Fractions) -> tuple[float, float]:
             m if m is not None else (c if c is not None else 1.0))
 
 
-def predict(t_math: float, t_hbm: float, fractions: Fractions) -> float:
+def predict(t_math: float, t_hbm: float, fractions: Fractions, group: str | None = None
+            ) -> float:
     """The calibrated time of an op with analytic times ``t_math`` and ``t_hbm``: the larger
-    derated time, and never below the fitted floor (when there is one)."""
-    c, m = applied(fractions)
+    derated time, and never below the fitted floor (when there is one); ``group``: the
+    op's dtype, when the fractions were fitted by group."""
+    c, m = applied(replace(fractions, compute=fractions.compute_for(group)))
     return max(t_math / c, t_hbm / m, fractions.floor or 0.0)
 
 
-def fit(rows: Sequence[tuple[float, float, float]], floor: bool = False) -> Fractions:
+def fit(rows: Sequence[tuple[float, float, float]], floor: bool = False,
+        groups: Sequence[str] | None = None) -> Fractions:
     """Fit fractions to ``(T_math, T_hbm, measured time)`` rows (see the module's text);
     with ``floor``, also a floor time (a third regime: rows whose time does not depend on
-    their size, such as a kernel's launch overhead).
+    their size, such as a kernel's launch overhead).  With ``groups`` (one label a row,
+    its dtype), each group gets its own compute fraction (:attr:`Fractions.by_group`,
+    for the groups with a compute row) and every group shares the memory fraction;
+    :attr:`Fractions.compute` is then fitted over every compute row.
 
     Raises
     ------
     ModelError
-        If a time is not a positive finite number.
+        If a time is not a positive finite number, or ``groups`` is not one a row.
     """
     logs = [_logs(r) for r in rows]
     if not logs:
         return Fractions(None, None)
+    labels = [""] * len(logs) if groups is None else [str(g) for g in groups]
+    if len(labels) != len(logs):
+        raise ModelError(f"{len(labels)} groups for {len(logs)} rows", "groups")
     analytic = [COMPUTE if x >= y else MEMORY for x, y, _ in logs]
-    best = _lloyd(logs, analytic)
+    best = _lloyd(logs, labels, analytic)
     if floor:  # start a floor at each measured time in turn: its rows the ones at or below
-        for t in sorted({z for _, _, z in logs}):
+        for t in _floor_starts(logs):
             start = [FLOOR if z <= t + TIE else r for (_, _, z), r in zip(logs, analytic)]
             if FLOOR in start and len(set(start)) > 1:
-                found = _lloyd(logs, start)
+                found = _lloyd(logs, labels, start)
                 if found[-1] < best[-1] - TIE:  # a floor must fit better than none
                     best = found
     regime, (a, b, c), sse = best
-    return Fractions(_fraction(a), _fraction(b), regime.count(COMPUTE), regime.count(MEMORY),
-                     math.sqrt(sse / len(logs)), None if c is None else math.exp(c),
-                     regime.count(FLOOR))
+    by_group = () if groups is None else tuple(
+        sorted((g, math.exp(-v)) for g, v in a.items() if g != POOLED and v is not None))
+    return Fractions(_fraction(a[POOLED]), _fraction(b), regime.count(COMPUTE),
+                     regime.count(MEMORY), math.sqrt(sse / len(logs)),
+                     None if c is None else math.exp(c), regime.count(FLOOR), by_group)
 
 
-def _lloyd(logs: list[tuple[float, float, float]], regime: list[int]):
+#: The most floor times :func:`fit` starts from: every measured time up to this many
+#: distinct ones, else this many spread evenly over them in order (a profile of
+#: thousands of kernels is fitted in a moment; the suite's rows are all tried).
+MAX_FLOOR_STARTS = 64
+
+
+def _floor_starts(logs: list[tuple[float, float, float]]) -> list[float]:
+    times = sorted({z for _, _, z in logs})
+    if len(times) <= MAX_FLOOR_STARTS:
+        return times
+    step = (len(times) - 1) / (MAX_FLOOR_STARTS - 1)
+    return [times[round(i * step)] for i in range(MAX_FLOOR_STARTS)]
+
+
+def _lloyd(logs: list[tuple[float, float, float]], groups: list[str], regime: list[int]):
     """Alternate refitting each regime's level and reassigning each row to the regime of
     its largest fitted time, from ``regime`` until it settles; returns the regimes, the
     levels (a, b, c) and the sum of squared log residuals."""
-    levels = _refit(logs, regime)
+    levels = _refit(logs, groups, regime)
     for _ in range(MAX_ITERATIONS):
         a, b, c = levels
-        new = [_regime(x + a if a is not None else None, y + b if b is not None else None, c)
-               for x, y, _ in logs]
+        new = [_regime(_plus(x, _level(a, g)), _plus(y, b), c)
+               for (x, y, _), g in zip(logs, groups)]
         if new == regime:
             break
         regime = new
-        levels = _refit(logs, regime)
-    sse = sum((_log_time(x, y, r, *levels) - z) ** 2 for (x, y, z), r in zip(logs, regime))
+        levels = _refit(logs, groups, regime)
+    a, b, c = levels
+    sse = sum((_log_time(x, y, r, _level(a, g), b, c) - z) ** 2
+              for (x, y, z), g, r in zip(logs, groups, regime))
     return regime, levels, sse
 
 
@@ -164,13 +202,30 @@ TIE = 1e-9
 COMPUTE, MEMORY, FLOOR = 0, 1, 2
 
 
-def _refit(logs: list[tuple[float, float, float]], regime: list[int]
-           ) -> tuple[float | None, float | None, float | None]:
-    """The least-squares levels of each regime (None for a regime without rows):
-    ``a`` and ``b`` the mean log slowdowns, ``c`` the mean log time of the floor rows."""
-    return (_mean([z - x for (x, _, z), r in zip(logs, regime) if r == COMPUTE]),
-            _mean([z - y for (_, y, z), r in zip(logs, regime) if r == MEMORY]),
+def _refit(logs: list[tuple[float, float, float]], groups: list[str], regime: list[int]):
+    """The least-squares levels of each regime (None for a regime without rows): ``a``
+    the mean log slowdown of each group's compute rows (and of all of them, under
+    :data:`POOLED`), ``b`` that of the memory rows, ``c`` the mean log time of the floor
+    rows."""
+    a = {g: _mean([z - x for (x, _, z), h, r in zip(logs, groups, regime)
+                   if r == COMPUTE and h == g]) for g in set(groups)}
+    a[POOLED] = _mean([z - x for (x, _, z), r in zip(logs, regime) if r == COMPUTE])
+    return (a, _mean([z - y for (_, y, z), r in zip(logs, regime) if r == MEMORY]),
             _mean([z for (_, _, z), r in zip(logs, regime) if r == FLOOR]))
+
+
+#: The key of :func:`_refit`'s compute levels for every compute row together.
+POOLED = None
+
+
+def _level(a: dict, group: str) -> float | None:
+    """A group's compute level, else (no compute row in it) the pooled one."""
+    v = a.get(group)
+    return v if v is not None else a.get(POOLED)
+
+
+def _plus(x: float, level: float | None) -> float | None:
+    return None if level is None else x + level
 
 
 def _regime(compute: float | None, memory: float | None, floor: float | None) -> int:

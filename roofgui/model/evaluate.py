@@ -16,6 +16,7 @@ import numpy as np
 
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import Chip
+from roofgui.model.derate import apply_derates
 from roofgui.model.errors import ModelError
 from roofgui.model.ops import OP_KINDS, OpKind, Work, op_work
 from roofgui.model.roofline import (Analysis, ChipFigures, Result, Settings, chip_figures,
@@ -76,7 +77,7 @@ def resolve_chips(scenario: Scenario, catalog: Catalog) -> tuple[list[Chip], lis
             chips.append(catalog.get(ref, base))
         except ModelError as e:
             errors.append(str(e))
-    return chips, errors
+    return apply_derates(chips, scenario.derates), errors  # (each only by the user's choice)
 
 
 def _figures(chips: list[Chip], work: Work, settings: Settings) -> list[ChipFigures | ModelError]:

@@ -12,9 +12,10 @@ Format (``version`` 1)::
                "params": {}, "tile": {"bm": 128, "bn": 128, "bk": 64} (matmul; optional)}],
       "chips": ["tpu-v5e", "h100-sxm"],
       "what_if": {"peak": 1, "hbm": 1, "link": 1},
-      "derate": false,
+      "derate": false, "derates": [{"name": "cal", "chip": "h100-sxm", "compute": 0.7, ...}],
       "sweep": {"dim": "B", "start": 1, "stop": 16384, "points": 400, "y": "flops"},
-      "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units)},
+      "view": {"roofline": null | [x0, x1, y0, y1]   (log10 units),
+               "tab": "roofline" | "sweep"   (optional: the plot it opens on)},
       "selected": 0
     }
 """
@@ -28,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from roofgui.model.chips import SHARD_LINKS
+from roofgui.model.derate import Derate, parse_derates
 from roofgui.model.dtypes import get_dtype
 from roofgui.model.errors import ModelError, ScenarioError
+from roofgui.model.view import VIEW_LIMIT, VIEW_TABS, ViewSpec, parse_view, view_in_range  # noqa: F401
 from roofgui.model.ops import DTYPE_ROLES, OP_KINDS, Shard, get_kind, load_optional_op_kinds
 from roofgui.model.paths import UnreadableFile, atomic_write, read_regular_file
 from roofgui.model.roofline import Settings
@@ -92,23 +95,6 @@ class SweepSpec:
     all_ops: bool = False  # every op's curves, or (False) the selected op's alone
 
 
-#: The largest |log10| a view may reach: zoom stops there, and a saved view past it is reset.
-VIEW_LIMIT = 40.0
-
-
-@dataclass
-class ViewSpec:
-    roofline: list[float] | None = None  # [x0, x1, y0, y1] in log10 units
-
-
-def view_in_range(r: Any) -> bool:
-    """Whether ``r`` is a view the plots can draw: 4 finite numbers within ±VIEW_LIMIT, ordered."""
-    try:
-        ok = len(r) == 4 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                 and math.isfinite(v) and abs(v) <= VIEW_LIMIT for v in r)
-    except (TypeError, OverflowError):  # not a list; an integer past what a float holds
-        return False
-    return ok and r[0] < r[1] and r[2] < r[3]
 
 
 @dataclass
@@ -118,6 +104,7 @@ class Scenario:
     chips: list[str] = field(default_factory=list)
     what_if: WhatIf = field(default_factory=WhatIf)
     derate: bool = False
+    derates: list[Derate] = field(default_factory=list)  # (see roofgui.model.derate)
     sweep: SweepSpec = field(default_factory=SweepSpec)
     view: ViewSpec = field(default_factory=ViewSpec)
     selected: int = 0
@@ -191,8 +178,6 @@ def save_scenario(scenario: Scenario, path: str | Path) -> None:
     atomic_write(path, scenario.to_json())
 
 
-# -- validation ------------------------------------------------------------------
-
 def _fail(where: str, key: str, problem: str):
     raise ScenarioError(where, key, problem)
 
@@ -229,8 +214,8 @@ def _keys(d: dict, allowed: set[str], where: str, prefix: str) -> None:
 
 def _parse(data: Any, where: str) -> Scenario:
     data = _expect(data, dict, where, "(top level)", "an object")
-    _keys(data, {"format", "version", "title", "ops", "chips", "what_if", "derate", "sweep",
-                 "view", "selected"}, where, "")
+    _keys(data, {"format", "version", "title", "ops", "chips", "what_if", "derate", "derates",
+                 "sweep", "view", "selected"}, where, "")
     _check_version(data, where)
     sc = Scenario()
     sc.title = _expect(data.get("title", ""), str, where, "title", "a string")[:500]
@@ -252,8 +237,9 @@ def _parse(data: Any, where: str) -> Scenario:
         _positive(v, where, f"what_if.{k}", max_value=WHAT_IF_MAX, min_value=WHAT_IF_MIN)
         setattr(sc.what_if, k, v)
     sc.derate = _expect(data.get("derate", False), bool, where, "derate", "true or false")
+    sc.derates = parse_derates(data.get("derates", []), where, sc.notices)
     sc.sweep = _parse_sweep(_expect(data.get("sweep", {}), dict, where, "sweep", "an object"), where)
-    sc.view = _parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
+    sc.view = parse_view(_expect(data.get("view", {}), dict, where, "view", "an object"), where, sc.notices)
     sel = _expect(data.get("selected", 0), int, where, "selected", "a whole number")
     sc.selected = min(max(sel, 0), max(len(sc.ops) - 1, 0))
     return sc
@@ -293,17 +279,6 @@ def _parse_sweep(sw: dict, where: str) -> SweepSpec:
     return spec
 
 
-def _parse_view(view: dict, where: str, notices: list[str]) -> ViewSpec:
-    """The saved zoom; one the plots cannot draw is reset to fit, with a notice (never refused)."""
-    _keys(view, {"roofline"}, where, "view.")
-    r = view.get("roofline")
-    if r is None:
-        return ViewSpec()
-    if not isinstance(r, list) or not view_in_range(r):
-        notices.append(f"{where}: view.roofline is not a view that can be drawn "
-                       f"(4 numbers within ±{VIEW_LIMIT:g}, log10); the plot is fitted instead")
-        return ViewSpec()
-    return ViewSpec([float(v) for v in r])
 
 
 def _positive(v: float, where: str, key: str, max_value: float = 1e15,

@@ -9,13 +9,16 @@ ran: ``measured / bound`` for a time, ``bound / measured`` for a throughput.  A 
 below 1 -- a measurement faster than a correct bound -- means a wrong chip figure or byte
 count: the row is *inconsistent*.
 
-Calibration (:mod:`.calibrate`) is per chip, compute dtype and workload (a kernel, a
-serving throughput, a first-token latency).  A row's calibrated prediction is ``max(T_math / f_compute, T_hbm / f_memory)``
-(for a kernel, never below a fitted floor time: its launch overhead) with fractions
-fitted to the *other* rows of its group -- the model the fit assumes; for
-a kernel that is exactly the roofline evaluated with the calibration's settings, for a
-serving row ``T_math`` and ``T_hbm`` are summed over the cycle (one prefill step and ``d``
-decode steps) and link time is left out.  MAPE is taken over those predictions.
+Calibration is per chip, compute dtype and workload (a kernel, a serving throughput, a
+first-token latency).  A row's calibrated prediction is the model of
+:mod:`.overhead_fit` with fractions and a launch overhead fitted to the *other* rows of
+its group: every kernel of the measurement (one GEMM; each op of the prefill step and of
+``d`` decode steps of a serving cycle, each op ``count`` times a step) runs at the
+derated roof that limits it, its link transfers at the link's bandwidth, and each launch
+adds the fitted overhead.  MAPE is taken over those predictions.  (The model's form --
+ops one after another, an overhead added per launch -- was chosen by comparing the
+leave-one-out errors of four forms on the suite; the leave-one-out guards the fitted
+numbers, not that choice: ``docs/validation.md``.)
 """
 
 from __future__ import annotations
@@ -23,13 +26,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from roofgui.model.calibrate import METHOD, Calibration, Fractions, fit, predict
+from roofgui.model.calibrate import Calibration, Fractions
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import Chip
 from roofgui.model.llm import llm_summary
+from roofgui.model.overhead_fit import Term, fit_terms, predict_terms
 from roofgui.model.roofline import Settings, analyze
 from roofgui.model.validation_suite import METRICS, SuiteRow
 
+#: How the calibrations are fitted (shown beside them).
+METHOD = ("least squares on log times of the sum over kernels of launch overhead + "
+          "max(T_math/f_compute, T_hbm/f_memory, T_net)")
 #: Relative slack below 1 a ratio may have before the row counts as inconsistent
 #: (the suite's figures are rounded to 3-4 digits).
 TOLERANCE = 1e-9
@@ -46,6 +53,8 @@ class Analytic:
     t_hbm: float
     #: seconds per measured unit of time: converts the row's measurement to a time
     measured_seconds: float
+    #: the kernels of the measurement (:data:`~roofgui.model.overhead_fit.Term` each)
+    terms: tuple[Term, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,7 +124,8 @@ def calibration_record(c: Calibration) -> dict:
     return {"name": c.name, "chip": c.chip, "dtype": c.dtype, "workload": c.workload,
             "compute": f.compute,
             "memory": f.memory, "compute_rows": f.compute_rows, "memory_rows": f.memory_rows,
-            "floor_seconds": f.floor, "floor_rows": f.floor_rows, "count": c.count,
+            "floor_seconds": f.floor, "floor_rows": f.floor_rows,
+            "overhead_seconds": f.overhead, "count": c.count,
             "rms_log_error": f.rms_log_error}
 
 
@@ -126,18 +136,33 @@ def evaluate_row(row: SuiteRow, chip: Chip, settings: Settings = Settings()) -> 
         a = analyze(row.op.kind, row.op.full_dims(), chip, dtypes=row.op.dtypes,
                     settings=settings)
         res = a.result
-        return Analytic(float(res.t_lower) * 1e3, float(res.t_math), float(res.t_hbm), 1e-3)
+        term = (1.0, float(res.t_math), float(res.t_hbm), float(res.t_net))
+        return Analytic(float(res.t_lower) * 1e3, term[1], term[2], 1e-3, (term,))
     s = llm_summary(row.op, chip, settings)
     pre, dec = s["phases"]["prefill"], s["phases"]["decode"]
     _, _, per_chip = METRICS[row.metric]
     if row.quantity == "time":  # first-token latency: the prefill step of one request
-        return Analytic(s["serving"]["ttft_lower"] * 1e3, pre["t_compute"], pre["t_mem"], 1e-3)
+        return Analytic(s["serving"]["ttft_lower"] * 1e3, pre["t_compute"], pre["t_mem"], 1e-3,
+                        step_terms(s, "prefill", 1.0))
     d = float(row.op.dims["d"])
     n = s["inputs"]["chips"] if per_chip else 1
     tokens = float(row.op.dims["B"]) * d / n  # output tokens of a cycle, in the row's unit
     return Analytic(s["serving"]["throughput_decode_max"] / n,
                     pre["t_compute"] + d * dec["t_compute"], pre["t_mem"] + d * dec["t_mem"],
-                    tokens)
+                    tokens, step_terms(s, "prefill", 1.0) + step_terms(s, "decode", d))
+
+
+def step_terms(summary: dict, phase: str, steps: float) -> tuple[Term, ...]:
+    """The ops of ``steps`` steps of an LLM phase as terms: launches, and the analytic
+    compute, HBM and link times of all of them (per chip)."""
+    c = summary["chip"]
+    peak, hbm, link = c["peak_flops"], c["hbm_bandwidth"], c["link_bandwidth"]
+    out = []
+    for p in summary["phases"][phase]["parts"]:
+        k = p["count"] * steps
+        net = p["net_bytes"] * k / link if p["net_bytes"] and link else 0.0
+        out.append((k, p["flops"] * k / peak, p["hbm_bytes"] * k / hbm, net))
+    return tuple(out)
 
 
 def measured_time(row: SuiteRow, a: Analytic) -> float:
@@ -176,23 +201,22 @@ def validate(rows: Sequence[SuiteRow], catalog: Catalog | None = None) -> Report
     catalog = catalog if catalog is not None else Catalog.load()
     chips = {r.chip: catalog.get(r.chip) for r in rows}
     bounds = [evaluate_row(r, chips[r.chip]) for r in rows]
-    fit_rows = [(a.t_math, a.t_hbm, measured_time(r, a)) for r, a in zip(rows, bounds)]
+    fit_rows = [(a.terms, measured_time(r, a)) for r, a in zip(rows, bounds)]
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(group_key(r), []).append(i)
+    full = {k: fit_terms([fit_rows[j] for j in idx]) for k, idx in groups.items()}
     results = []
     for i, (r, a) in enumerate(zip(rows, bounds)):
         others = [fit_rows[j] for j in groups[group_key(r)] if j != i]
         calibrated = None
-        if others:
-            t = predict(a.t_math, a.t_hbm, fit(others, floor=r.workload == "kernel"))
-            calibrated = in_unit(r, a, t)
+        if others:  # (fitted without this row, from starts that do not depend on it)
+            calibrated = in_unit(r, a, predict_terms(a.terms, fit_terms(others)))
         ratio = r.measured / a.value if r.quantity == "time" else a.value / r.measured
         results.append(RowResult(r, a.value, ratio, calibrated, ratio >= 1.0 - TOLERANCE,
                                  a.t_math, a.t_hbm))
-    cals = [Calibration(calibration_name(*k), k[0], k[1],
-                        fit([fit_rows[j] for j in idx], floor=k[2] == "kernel"),
-                        len(idx), workload=k[2]) for k, idx in groups.items()]
+    cals = [Calibration(calibration_name(*k), k[0], k[1], full[k], len(idx), workload=k[2],
+                        method=METHOD) for k, idx in groups.items()]
     return Report(results, cals)
 
 

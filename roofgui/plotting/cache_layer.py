@@ -1,8 +1,9 @@
 """A picture of the lines an edit leaves alone, for the window's plots.
 
-Measured on the busy MLP example (3 chips, 4 ops): painting the roofs, guides, bands
-and grid as pyqtgraph items costs ~5-8 ms of a keystroke's repaint, the sweep's
-unedited curves as much; blitting one picture of them costs ~0.3 ms.  A
+Measured on the busy MLP example (3 chips, 4 ops): painting the roofs, ridges, guides and
+the roofline's translucent bands as pyqtgraph items costs several milliseconds of a
+keystroke's repaint (the bands alone ~2 ms), the sweep's unedited curves as much;
+blitting one picture of them costs ~0.3 ms.  (The sweep's grid alone is not worth one.)  A
 :class:`CacheLayer` draws its member items (lines, bands, spots: items in the view's
 coordinates) into one image the size of the view, again only when a member changes
 (:meth:`CacheLayer.invalidate`) or the view's transform, size or pixel ratio does, and

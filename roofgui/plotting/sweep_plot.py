@@ -98,10 +98,8 @@ class SweepPlot(LogPlot):
         self._layout_annotations()
 
     def _make_layers(self) -> None:
-        # the grid; the curves of the lines before and after those the last edit moved
-        self.layers = {"back": CacheLayer(self.vb, -50), "below": CacheLayer(self.vb, -0.01),
-                       "above": CacheLayer(self.vb, 0.01)}
-        self.layers["back"].set_members([self.grid_item])
+        # the curves of the lines before and after those the last edit moved
+        self.layers = {"below": CacheLayer(self.vb, -0.01), "above": CacheLayer(self.vb, 0.01)}
         self._sync_layers(set())
 
     def _sync_layers(self, moved: set) -> None:

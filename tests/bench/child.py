@@ -1,6 +1,6 @@
 """The in-window half of ``make bench``: runs in a process of its own, started by bench.py.
 
-    python child.py typing|memory EXAMPLE.json KEYSTROKES OUT.json
+    python child.py typing|scale|memory EXAMPLE.json KEYSTROKES OUT.json
 
 It opens the real ``MainWindow`` on EXAMPLE (offscreen, 1280×800) and reaches it only as a
 user would: the tabs by their titles, the plots by their accessible names, a dimension
@@ -10,8 +10,8 @@ field by its object name (``dim_B``), real key presses (``QTest.keyClicks``).
 key press until the plot's viewport has been repainted, alternating with the same number
 of keystrokes in a bare ``pg.PlotWidget`` holding a copy of the plot's data (see
 :func:`bare_copy`).  Then 4K PNG exports of each plot, by ``export_file`` and by
-pyqtgraph's ``ImageExporter`` from a bare copy.  ``memory``: the keystrokes alone, then
-the process's peak resident memory.
+pyqtgraph's ``ImageExporter`` from a bare copy.  ``scale``: the keystrokes and their bare
+copies alone.  ``memory``: the keystrokes alone, then the process's peak resident memory.
 """
 
 from __future__ import annotations
@@ -239,6 +239,8 @@ def main():
         for view in TABS:
             type_into(app, w, view, n, with_bare=False)
         res["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    elif mode == "scale":  # (the keystrokes alone, beside their bare copies)
+        res["typing"] = {view: type_into(app, w, view, n, with_bare=True) for view in TABS}
     else:
         res["typing"] = {view: type_into(app, w, view, n, with_bare=True) for view in TABS}
         res["export"] = time_exports(app, w, example, 3, tmp)

@@ -162,7 +162,7 @@ def test_a_chip_whose_hbm_cannot_hold_the_weights_is_hatched_all_along(window):
 def test_latency_view_shows_time_per_output_token(window, shipped):
     make_llm(window, "llama-2-7b")
     plot = to_sweep_view(window, "latency")
-    assert plot.geometry.y_kind == "time" and plot._y_axis.kind == "time"
+    assert plot.geometry.y_kind == "time" and plot.getPlotItem().getAxis("left").kind == "time"
     op = window.doc.scenario.ops[0]
     x, best = xy(plot.curves_hi["h100-sxm"])
     _, worst = xy(plot.curves_lo["h100-sxm"])
@@ -219,7 +219,9 @@ def test_without_an_llm_step_the_views_are_greyed_and_a_file_asking_for_one_says
 def test_unchecking_a_chip_removes_its_curves_and_checking_it_again_draws_them(window):
     make_llm(window, "llama-2-7b")
     plot = to_sweep_view(window)
-    items = [store["h100-sxm"] for store in plot._stores()]
+    stores = (plot.curves_hi, plot.curves_lo, plot.unfit_hi, plot.unfit_lo, plot.bands,
+              plot.unfit_bands, plot.walls, plot.wall_labels, plot.regions, plot.markers)
+    items = [store["h100-sxm"] for store in stores]
     check_chip(window, "h100-sxm", False)
     assert "h100-sxm" not in plot.curves_hi
     assert not any(i in plot.getPlotItem().items for i in items)
@@ -379,21 +381,11 @@ def test_the_legend_keeps_off_the_hatched_area_past_the_walls(window, qtbot):
     flush(window)
     plot = window.current_plot()
     assert isinstance(plot, LlmSweepPlot)
-    qtbot.waitUntil(lambda: not plot._relayout.isActive())  # the legend has its size and place
-    plot._layout_annotations()
+    plot.grab()  # (painted: the legend has its size, and its place for that size)
     hatched = _hatched_scene_rects(plot)
     assert len(hatched) == 2 and all(r.width() > 50 for r in hatched)  # both walls in view
     legend = plot.legend.sceneBoundingRect()
     assert not any(legend.intersects(r) for r in hatched), plot.legend_corner
-    # the hatching is what the legend is kept off: a grid of samples over each region
-    hx, hy = plot._hatch_samples()
-    assert len(hx) == 2
-    for r, xs, ys in zip(hatched, hx, hy):
-        assert xs.min() >= r.left() - 1 and xs.max() <= r.right() + 1
-        assert ys.min() >= r.top() - 1 and ys.max() <= r.bottom() + 1
-        assert xs.size >= (r.width() // plot.HATCH_SAMPLE_PX) * (r.height() // plot.HATCH_SAMPLE_PX)
-    ox, oy = plot._obstacles()
-    assert ox.size >= sum(x.size for x in hx)
 
 
 def test_with_every_wall_off_to_the_right_nothing_is_hatched_for_the_legend(window):
@@ -403,6 +395,4 @@ def test_with_every_wall_off_to_the_right_nothing_is_hatched_for_the_legend(wind
     window.doc.edit("Sweep to B = 2", lambda s: setattr(s.sweep, "stop", 2.0))
     flush(window)
     plot.fit()
-    plot._layout_annotations()
     assert _hatched_scene_rects(plot) == []
-    assert plot._hatch_samples() == ([], [])
