@@ -439,6 +439,7 @@ def test_every_example_opens_from_the_menu_without_errors(window):
         assert window.doc.scenario.title == a.iconText()  # (its text less the mnemonic)
         assert window.heading.text() == window.doc.scenario.title
         assert window.notices.messages() == [], a.text()
+        window.tabs.setCurrentIndex(TAB_ROOFLINE)  # (one may open on the Sweep tab)
         phases = sum(len(OP_KINDS[op.kind].phases) for op in window.doc.scenario.ops)
         assert len(window.roofline_plot.points) == phases * len(window.doc.scenario.chips)
         assert not window.isWindowModified()
