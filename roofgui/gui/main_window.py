@@ -133,8 +133,7 @@ class MainWindow(QMainWindow):
         sl.setSpacing(0)
         self.sweep_controls = SweepControls(self.doc)
         sl.addWidget(self.sweep_controls)
-        self._sweep_plot = None
-        self._llm_sweep_plot = None
+        self._sweep_plot = self._llm_sweep_plot = None
         self.sweep_stack = QStackedWidget()
         sl.addWidget(self.sweep_stack, 1)
         install_sweep_choices(self.sweep_controls)
@@ -262,7 +261,7 @@ class MainWindow(QMainWindow):
     # -- slots ---------------------------------------------------------------------------
     def _tab_changed(self, index: int) -> None:
         if index in (TAB_ROOFLINE, TAB_SWEEP):  # (saved: the file reopens on it)
-            self.doc.set_tab("sweep" if index == TAB_SWEEP else None)
+            self.doc.set_tab(("roofline", "sweep")[index])
         self.live.flush()
         self.live.show_tab(index)  # (a no-op when it shows the last evaluation already)
         make_focusable(self)  # (a sweep plot built just now)
@@ -287,7 +286,8 @@ class MainWindow(QMainWindow):
         self.roofline_plot.set_view(view.roofline, layout=False)
         for p in self.built_plots()[1:]:
             p.fit(layout=False)
-        self.tabs.setCurrentIndex(TAB_SWEEP if view.tab == "sweep" else TAB_ROOFLINE)
+        if view.tab is not None:  # (else the tab on show stays)
+            self.tabs.setCurrentIndex({"sweep": TAB_SWEEP}.get(view.tab, TAB_ROOFLINE))
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.display_name()}[*] — {APP_TITLE}")

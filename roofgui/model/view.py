@@ -15,7 +15,7 @@ VIEW_LIMIT = 40.0
 @dataclass
 class ViewSpec:
     roofline: list[float] | None = None  # [x0, x1, y0, y1] in log10 units
-    tab: str | None = None  # the plot it opens on (one of VIEW_TABS; None: the roofline)
+    tab: str | None = None  # the plot it opens on (one of VIEW_TABS; None: the one on show)
 
 
 #: The plots a scenario can open on.

@@ -82,7 +82,7 @@ class FrontierPlot(LogPlot):
         self._rebuild_legend()
         if not self.user_view:
             self.fit(layout=False)
-        self._layout_annotations()
+        self.lay_out_annotations()
 
     # -- style -------------------------------------------------------------------------
     def _restyle_items(self) -> None:

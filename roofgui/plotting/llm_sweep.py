@@ -130,7 +130,7 @@ class LlmSweepPlot(LogPlot):
         self._rebuild_legend()
         if refit:
             self.fit(layout=False)
-        self._layout_annotations()
+        self.lay_out_annotations()
 
     def _new_chip(self, cid: str) -> None:
         self.curves_hi[cid] = self._add_curve(5)

@@ -81,7 +81,7 @@ class LogPlot(pg.PlotWidget):
         self._relayout = QtCore.QTimer(self)
         self._relayout.setSingleShot(True)
         self._relayout.setInterval(0)
-        self._relayout.timeout.connect(self._layout_annotations)
+        self._relayout.timeout.connect(self.lay_out_annotations)
         self._layout_pending = False
         self.scene().sigPrepareForPaint.connect(self.flush_layout)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
@@ -151,9 +151,14 @@ class LogPlot(pg.PlotWidget):
     def flush_layout(self) -> None:
         """Lay the annotations out now if the view changed since they last were."""
         if self._layout_pending:
-            self._layout_annotations()
+            self.lay_out_annotations()
 
-    def _layout_annotations(self) -> None:
+    def layout_pending(self) -> bool:
+        """Whether a view change left the annotations to lay out at the next paint."""
+        return self._layout_pending
+
+    def lay_out_annotations(self) -> None:
+        """Lay the annotations (labels, legend) out for the view on show, now."""
         self._layout_pending = False
         self._lay_out()
         if self._layout_pending:  # the legend went in or out: the axes resized, again
@@ -180,7 +185,7 @@ class LogPlot(pg.PlotWidget):
         self._restyle_items()
         self._rebuild_legend()
         self._update_grid()
-        self._layout_annotations()
+        self.lay_out_annotations()
         self._relayout.start()
 
     def _apply_base_style(self) -> None:

@@ -125,7 +125,7 @@ class RooflinePlot(LogPlot):
         elif self._has_view and not self.user_view and not pd.view_covers(
                 self.view_range(), *pd.key_points(g)):
             self.fit(layout=False)  # the user has not zoomed: follow the data when it leaves
-        self._layout_annotations()
+        self.lay_out_annotations()
 
     def _restyle_items(self) -> None:
         """Every item as the geometry and the style say (the chips' items only when the

@@ -95,7 +95,7 @@ class SweepPlot(LogPlot):
         self._rebuild_legend()
         if refit and g.lines:
             self.fit(layout=False)
-        self._layout_annotations()
+        self.lay_out_annotations()
 
     def _make_layers(self) -> None:
         # the curves of the lines before and after those the last edit moved

@@ -583,7 +583,7 @@ def test_region_labels_never_under_the_legend(qtbot, cat, size):
         q = item.sceneBoundingRect()
         assert abs(r.left() - q.left()) < 1.5 and abs(r.top() - q.top()) < 1.5, item.toPlainText()
         assert abs(r.width() - q.width()) < 1.5 and abs(r.height() - q.height()) < 1.5
-    w._layout_annotations()
+    w.lay_out_annotations()
     assert w.legend_corner == corner
     legend = w.legend.sceneBoundingRect()
     shown = [k for k, lab in w.region_labels.items() if lab.isVisible()]
@@ -608,30 +608,30 @@ def test_op_points_are_one_scatter_and_hit_test(roof, cat):
     assert tip and "TPU v5e" in tip and "click to show this op" in tip
 
 
-def test_view_changes_lay_labels_out_once_before_the_next_paint(roof, cat, qtbot):
-    """Range changes and resizes mark the labels stale; the next paint lays them out once."""
+def test_view_changes_lay_labels_out_before_the_next_paint(roof, cat, qtbot):
+    """Range changes and resizes mark the labels stale; the next paint lays them out."""
     roof.show()
     qtbot.waitExposed(roof)
     sc = two_chip()
     roof.update_from(sc, evaluate_scenario(sc, cat))
     roof.grab()
-    calls = []
-    real = roof._lay_out
-    roof._lay_out = lambda: (calls.append(1), real())
-    for k in range(5):  # a pan: five range changes before anything is painted
-        roof.vb.translateBy(x=0.02 * (k + 1))
-    roof.resize(700, 500)
-    assert calls == []  # nothing laid out yet ...
-    roof.grab()  # ... until the plot paints
-    assert len(calls) == 1
     lab = roof.ridge_labels[next(iter(roof.ridge_labels))]
+    before = (lab.pos().x(), lab.pos().y())
+    for k in range(5):  # a pan: five range changes before anything is painted
+        roof.vb.translateBy(x=0.02 * (k + 1), y=0.1)
+    roof.resize(700, 500)
+    assert roof.layout_pending() and (lab.pos().x(), lab.pos().y()) == before  # not yet ...
+    roof.grab()  # ... until the plot paints
+    assert not roof.layout_pending()
     painted = (lab.pos().x(), lab.pos().y())
-    roof._layout_annotations()  # a fresh layout puts it where the paint had it
+    roof.lay_out_annotations()  # a fresh layout puts it where the paint had it
     assert (lab.pos().x(), lab.pos().y()) == pytest.approx(painted)
     assert lab.pos().y() == pytest.approx(roof.view_range()[2])  # at the bottom of the new view
     # fit() (the Fit button) lays out at once, as it always did
+    roof.vb.translateBy(x=0.3)
     roof.fit()
-    assert len(calls) == 3 and not roof._layout_pending
+    assert not roof.layout_pending()
+    assert lab.pos().y() == pytest.approx(roof.view_range()[2])
 
 
 def test_sweep_critical_markers_are_one_scatter_with_a_view_per_line(qtbot, cat):

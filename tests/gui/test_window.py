@@ -758,11 +758,15 @@ def test_a_saved_view_out_of_range_opens_fitted_with_a_notice_once(window, qtbot
 
 def test_an_example_opens_on_the_plot_that_answers_it_and_a_file_on_the_one_saved(window, tmp_path):
     """Question 3 is a sweep: it opens on the Sweep tab; a file reopens on the tab it was
-    saved on; one without a tab opens on the roofline."""
+    saved on; one that names none leaves the tab on show."""
     assert window.controller.open_path(EXAMPLES / "04-question-3-sweep.json", ask=False)
     assert window.tabs.currentIndex() == TAB_SWEEP
     assert window.controller.open_path(EXAMPLES / "09-mlp-on-three-gpus.json", ask=False)
-    assert window.tabs.currentIndex() == TAB_ROOFLINE
+    assert window.tabs.currentIndex() == TAB_SWEEP
+    window.tabs.setCurrentIndex(TAB_ROOFLINE)
+    path = tmp_path / "roof.json"
+    window.doc.save(path)
+    assert json.loads(path.read_text())["view"]["tab"] == "roofline"
     window.tabs.setCurrentIndex(TAB_SWEEP)  # (as a click on the tab does)
     path = tmp_path / "mine.json"
     window.doc.save(path)
@@ -770,3 +774,5 @@ def test_an_example_opens_on_the_plot_that_answers_it_and_a_file_on_the_one_save
     window.tabs.setCurrentIndex(TAB_ROOFLINE)
     assert window.controller.open_path(path, ask=False)
     assert window.tabs.currentIndex() == TAB_SWEEP
+    assert window.controller.open_path(tmp_path / "roof.json", ask=False)
+    assert window.tabs.currentIndex() == TAB_ROOFLINE
