@@ -39,7 +39,7 @@ import test_scenario_file as scenario_files  # noqa: E402
 from gui_helpers import close_quietly, open_window  # noqa: E402
 
 SEED = int(os.environ.get("ROOFGUI_FUZZ_SEED", "20260107"))
-EDITS = int(os.environ.get("ROOFGUI_FUZZ_EDITS", "300"))
+EDITS = int(os.environ.get("ROOFGUI_FUZZ_EDITS", "150"))
 
 #: Typed into numeric fields.  Every one of ALWAYS_BAD must be refused by every field.
 ALWAYS_BAD = ["", " ", "\t", "nan", "NaN", "-nan", "inf", "-inf", "∞", "-∞", "−1", "-1", "0",
