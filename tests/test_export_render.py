@@ -254,3 +254,21 @@ def test_lines_clipped_together_are_clipped_as_one_by_one():
     assert together[2][0].size == 0 and together[4][0].size == 0
     assert np.array_equal(together[3][0], [2.0]) and together[5][0].size == 0
     assert np.array_equal(together[6][1], [11.0, 16.0])
+
+
+def test_each_export_frees_its_plot_without_an_event_loop(qapp, catalog, tmp_path):
+    # (issue 28's soak: the plot of every exported figure waited for an event loop to delete
+    # it; driven from a loop of its own the window kept them all, ~15 MB each)
+    import gc
+
+    from roofgui.plotting.plot_base import LogPlot
+
+    def plots() -> int:
+        gc.collect()
+        return sum(isinstance(o, LogPlot) for o in gc.get_objects())
+
+    before = plots()
+    for plot in ("roofline", "sweep", "roofline"):
+        export_file(tmp_path / f"{plot}.png", two_chip_scenario(), catalog, plot, 640, 400)
+        export_file(tmp_path / f"{plot}.svg", two_chip_scenario(), catalog, plot, 640, 400)
+    assert plots() == before
