@@ -25,6 +25,7 @@ from roofgui.gui.chips_panel import ChipsPanel
 from roofgui.gui.controller import DocumentController
 from roofgui.gui.document import ALL, TITLE, ScenarioDocument
 from roofgui.gui.form import ScenarioForm, SweepControls
+from roofgui.gui.heap import pin_mmap_threshold
 from roofgui.gui.keyboard import make_focusable, next_in_chain
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
@@ -51,6 +52,7 @@ class MainWindow(QMainWindow):
     def __init__(self, catalog: Catalog | None = None, open_path: str | Path | None = None,
                  *, restore: bool = True) -> None:
         super().__init__()
+        pin_mmap_threshold()  # (view-sized pictures mapped and returned: see roofgui.gui.heap)
         load_optional_op_kinds()  # (the form lists every op kind, the LLM step's too)
         self.catalog = catalog if catalog is not None else Catalog.load()
         self.setObjectName("MainWindow")
