@@ -75,7 +75,7 @@ def busy_scenario():
                               {"N": 1 << 24, "inputs": 2, "flops_per_element": 1}, {}))
         elif k == 7:
             ops.append(OpSpec(f"custom {i}", "custom",
-                              {"flops": 1e12, "bytes": 1e9, "net_bytes": 0}, {}))
+                              {"flops": 1e12, "bytes": 1e9, "net_bytes": 1e8}, {}))
         else:
             model = "llama-2-7b" if k == 8 else "llama-3-70b"
             ops.append(OpSpec(f"llm {i}", "llm", {"B": 16, "p": 512, "d": 128},
