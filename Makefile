@@ -1,5 +1,6 @@
 # `make run` opens the app, `make test` runs every test; both set up everything first.
-# `make soak` (not part of `make test`): SOAK_EDITS edits to a busy window, memory reported.
+# `make soak` (not part of `make test`): SOAK_EDITS edits to a busy window, memory reported,
+# then the heap test (heavy actions leave nothing behind).
 .PHONY: run test setup bench soak screenshot wheel bundle clean
 
 SOAK_EDITS ?= 3000
@@ -18,6 +19,7 @@ bench: setup
 
 soak: setup
 	QT_QPA_PLATFORM=offscreen .venv/bin/python tests/soak.py --edits $(SOAK_EDITS)
+	QT_QPA_PLATFORM=offscreen ROOFGUI_TEST_HEAP=1 .venv/bin/python -m pytest -q tests/gui/test_heap.py
 
 screenshot: setup
 	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py

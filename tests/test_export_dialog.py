@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtGui import QGuiApplication, QImage  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from roofgui.export.render import render_image  # noqa: E402
 from roofgui.gui import export_dialog as ed  # noqa: E402
@@ -164,3 +165,47 @@ def test_suggested_file_names(catalog):
     state = ed.WindowState(two_chip_scenario(), catalog, "roofline")
     assert ed.suggest_name(state, "roofline", "png") == "bf16-matmul-tpu-v5e-vs-h100-roofline.png"
     assert ed.suggest_name(state, "sweep", "csv") == "bf16-matmul-tpu-v5e-vs-h100-sweep-data.csv"
+
+
+def _big_sweep(n_ops: int, chips: list[str]):
+    """A sweep of ``n_ops`` matmuls over B on ``chips`` at 100,000 points."""
+    from roofgui.model.scenario import OpSpec, Scenario, SweepSpec
+
+    ops = [OpSpec(f"mm {i}", "matmul", {"B": 64, "D": 1024 + i, "F": 4096}, {}) for i in range(n_ops)]
+    return Scenario(title="big", ops=ops, chips=chips, sweep=SweepSpec("B", 1.0, 1e6, 100_000))
+
+
+def test_a_sweep_too_large_to_draw_is_refused_with_its_size(qtbot, catalog, tmp_path, monkeypatch):
+    # 40 ops x 12 chips x 100,000 points: 48 million values, more than `roofgui export` draws
+    chips = catalog.ids()[:12]
+    dlg = ed.ExportDialog(None, ed.WindowState(_big_sweep(40, chips), catalog, "sweep"))
+    qtbot.addWidget(dlg)
+    assert "48,000,000 values" in dlg.info_label.text() and "GiB" in dlg.info_label.text()
+    assert dlg.last_image is None
+    out = tmp_path / "sweep.png"
+    asked = []
+    monkeypatch.setattr(ed.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (asked.append(a), (str(out), ""))[1]))
+    qtbot.mouseClick(dlg.save_button, Qt.MouseButton.LeftButton)
+    assert not out.exists() and not asked
+    assert "48,000,000 values" in dlg.info_label.text()
+    # as a CSV (written a slice at a time) it is within bounds: the preview shows its first rows
+    dlg.format_combo.setCurrentIndex(dlg.format_combo.findData("csv"))
+    dlg.refresh_preview()
+    rows = dlg.preview_text.toPlainText().splitlines()
+    assert rows[0].startswith("B,") and rows[-1] == "… more rows" and len(rows) == 42
+    assert dlg.info_label.text() == f"The first 40 rows of {len(rows[0].split(','))} columns"
+
+
+def test_a_sweep_too_large_for_a_csv_file_is_refused(qtbot, catalog, tmp_path):
+    # 250 ops x 21 chips x 100,000 points: 525 million values, 21 GiB of text
+    sc = _big_sweep(250, catalog.ids()[:21])
+    dlg = ed.ExportDialog(None, ed.WindowState(sc, catalog, "sweep"))
+    qtbot.addWidget(dlg)
+    dlg.format_combo.setCurrentIndex(dlg.format_combo.findData("csv"))
+    dlg.refresh_preview()
+    assert "525,000,000 values" in dlg.info_label.text()
+    out = tmp_path / "sweep.csv"
+    with pytest.raises(ValueError, match="525,000,000 values"):
+        dlg.save_to(out)
+    assert not out.exists()

@@ -280,3 +280,21 @@ def test_a_tiled_matmul_exports_with_its_memory_levels(figure, tmp_path):
     plain = figure(plot="roofline")
     plain.image()
     assert getattr(plain, "levels", None) is None
+
+
+def test_each_export_frees_its_plot_without_an_event_loop(qapp, catalog, tmp_path):
+    # (issue 28's soak: the plot of every exported figure waited for an event loop to delete
+    # it; driven from a loop of its own the window kept them all, ~15 MB each)
+    import gc
+
+    from roofgui.plotting.plot_base import LogPlot
+
+    def plots() -> int:
+        gc.collect()
+        return sum(isinstance(o, LogPlot) for o in gc.get_objects())
+
+    before = plots()
+    for plot in ("roofline", "sweep", "roofline"):
+        export_file(tmp_path / f"{plot}.png", two_chip_scenario(), catalog, plot, 640, 400)
+        export_file(tmp_path / f"{plot}.svg", two_chip_scenario(), catalog, plot, 640, 400)
+    assert plots() == before

@@ -285,10 +285,16 @@ class Figure:
         return vector.pdf_bytes(self.paint, *self.size, self.dpi, title)
 
     def close(self) -> None:
+        """Delete the offscreen plot now: a deferred delete waits for an event loop to run
+        it, and a process with none (``roofgui export``, a script, the soak's window driven
+        from a loop of its own) kept every figure's plot (issue 28)."""
+        from PySide6.QtCore import QCoreApplication, QEvent
+
         if self.widget is not None:
             self.widget.hide()
             self.widget.setParent(None)
             self.widget.deleteLater()
+            QCoreApplication.sendPostedEvents(self.widget, QEvent.Type.DeferredDelete)
             self.widget = None
 
     def __enter__(self) -> "Figure":

@@ -23,6 +23,7 @@ from roofgui.gui.export_state import (SETTINGS_PREFIX, WindowState, copy_to_clip
                                       save_options, saved_options, settings, suggest_name,
                                       window_state)
 from roofgui.model.errors import ModelError
+from roofgui.model.evaluate import check_sweep_size, resolve_chips
 
 __all__ = ["ExportDialog", "ExportOptions", "WindowState", "copy_to_clipboard", "save_options",
            "saved_options", "suggest_name", "window_state"]
@@ -33,6 +34,8 @@ FORMAT_FILTERS = {
     "pdf": "PDF document (*.pdf)",
     "csv": "CSV table (*.csv)",
 }
+#: Rows of a CSV the preview shows.
+PREVIEW_ROWS = 40
 STYLE_CHOICES = (("Slide — large type, thick lines", "slide"),
                  ("Screen — as in the window (light)", "screen"),
                  ("Screen — as in the window (dark)", "screen-dark"))
@@ -238,16 +241,11 @@ class ExportDialog(QDialog):
         self._rendering = True
         try:
             opts = self.options()
+            refused = self.sweep_refusal()
+            if refused:
+                raise ModelError(refused, "sweep")
             if self.fmt() == "csv":
-                from roofgui.export.csv import table_csv
-                text = table_csv(self.state.scenario, self.state.catalog, opts.plot)
-                lines = text.splitlines()
-                more = f"\n… {len(lines) - 40} more rows" if len(lines) > 40 else ""
-                self.preview_text.setPlainText("\n".join(lines[:40]) + more)
-                self.preview_stack.setCurrentWidget(self.preview_text)
-                self.last_image = None
-                self._info(f"{len(lines) - 1} rows × {len(lines[0].split(',')) if lines else 0} "
-                           "columns")
+                self._preview_csv(opts.plot)
                 return
             img = render_options(self.state, opts)
             self.last_image = img
@@ -261,6 +259,43 @@ class ExportDialog(QDialog):
             self._info(str(e), error=True)
         finally:
             self._rendering = False
+
+    def _preview_csv(self, plot: str) -> None:
+        """The first rows of the table, computed no further than they need (a sweep's CSV
+        is streamed: the whole of a large one would not fit in memory)."""
+        from roofgui.export.csv import table_csv_chunks
+
+        text, chunks = "", table_csv_chunks(self.state.scenario, self.state.catalog, plot)
+        while text.count("\n") <= PREVIEW_ROWS + 1 and (chunk := next(chunks, None)) is not None:
+            text += chunk
+        lines = text.splitlines()
+        more = len(lines) > PREVIEW_ROWS + 1 or next(chunks, None) is not None
+        self.preview_text.setPlainText("\n".join(lines[:PREVIEW_ROWS + 1])
+                                       + ("\n… more rows" if more else ""))
+        self.preview_stack.setCurrentWidget(self.preview_text)
+        self.last_image = None
+        columns = len(lines[0].split(",")) if lines else 0
+        self._info(f"The first {PREVIEW_ROWS} rows of {columns} columns" if more
+                   else f"{len(lines) - 1} rows × {columns} columns")
+
+    def sweep_refusal(self, fmt: str | None = None) -> str | None:
+        """Why the sweep is too large to export as ``fmt`` (the chosen format), as
+        ``roofgui export`` refuses it, before anything is computed; None when it is not."""
+        if self.plot_combo.currentData() != "sweep":
+            return None
+        from roofgui.export.csv import MAX_SWEEP_CSV_VALUES, SWEEP_CSV_BYTES_PER_VALUE
+        from roofgui.model.llm import SWEEP_VIEWS
+
+        sc = self.state.scenario
+        n_chips = len(resolve_chips(sc, self.state.catalog)[0])
+        try:
+            if (fmt or self.fmt()) == "csv" and sc.sweep.y not in SWEEP_VIEWS:  # (streamed)
+                check_sweep_size(sc, n_chips, MAX_SWEEP_CSV_VALUES, SWEEP_CSV_BYTES_PER_VALUE)
+            else:
+                check_sweep_size(sc, n_chips)
+        except ModelError as e:
+            return f"Cannot export this sweep: {e}"
+        return None
 
     def _show_preview(self, img: QImage) -> None:
         area = self.preview_label.contentsRect().size()
@@ -288,6 +323,9 @@ class ExportDialog(QDialog):
 
         p = Path(path)
         opts = self.options()
+        refused = self.sweep_refusal(format_for(p))
+        if refused:
+            raise ModelError(refused, "sweep")
         export_file(p, self.state.scenario, self.state.catalog, opts.plot, opts.width, opts.height,
                     opts.style, opts.title, opts.caption, opts.transparent)
         save_options(opts, format_for(p))
@@ -296,6 +334,10 @@ class ExportDialog(QDialog):
 
     def save_dialog(self) -> None:
         fmt = self.fmt()
+        refused = self.sweep_refusal()
+        if refused:  # (said before a file name is asked for)
+            self._info(refused, error=True)
+            return
         s = settings()
         folder = s.value(SETTINGS_PREFIX + "dir", "")
         if not folder:

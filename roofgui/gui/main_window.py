@@ -23,6 +23,7 @@ from roofgui.gui.chips_panel import ChipsPanel
 from roofgui.gui.controller import DocumentController
 from roofgui.gui.document import ALL, TITLE, ScenarioDocument
 from roofgui.gui.form import ScenarioForm, SweepControls
+from roofgui.gui.heap import pin_mmap_threshold
 from roofgui.gui.keyboard import make_focusable, next_in_chain
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
@@ -31,8 +32,7 @@ from roofgui.gui.llm_views import install_llm_views
 from roofgui.gui.measured import drag_enter_measured, drop_measured, install_measured
 from roofgui.gui.menus import build_menus
 from roofgui.gui.notice_bar import NoticeBar, palette_is_dark
-from roofgui.gui.window_layout import (default_dock_sizes, dropped_scenario, first_size, restore_layout,
-                                      save_layout)
+from roofgui.gui import window_layout as wl
 from roofgui.gui.results import ResultsPanel
 from roofgui.model.catalog import Catalog
 from roofgui.model.ops import load_optional_op_kinds
@@ -51,6 +51,7 @@ class MainWindow(QMainWindow):
     def __init__(self, catalog: Catalog | None = None, open_path: str | Path | None = None,
                  *, restore: bool = True) -> None:
         super().__init__()
+        pin_mmap_threshold()  # (view-sized pictures mapped and returned: see roofgui.gui.heap)
         load_optional_op_kinds()  # (the form lists every op kind, the LLM step's too)
         self.catalog = catalog if catalog is not None else Catalog.load()
         self.setObjectName("MainWindow")
@@ -65,7 +66,7 @@ class MainWindow(QMainWindow):
         self.controller.messageShown.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.setCentralWidget(self._build_centre())
         self._build_docks()
-        first_size(self)
+        wl.first_size(self)
         self.live = LiveEvaluator(self)
         self.doc.changed.connect(self.live.on_changed)
         self.doc.changed.connect(self._update_heading)
@@ -171,7 +172,7 @@ class MainWindow(QMainWindow):
     def _open_first(self, open_path: str | Path | None, restore: bool) -> None:
         """What to show first: the file asked for, the last session, or the default example."""
         if restore:
-            self._layout_restored = restore_layout(self, self.controller.settings)
+            self._layout_restored = wl.restore_layout(self, self.controller.settings)
         opened = False
         if open_path is not None:
             opened = self.controller.open_path(open_path, ask=False)
@@ -189,7 +190,7 @@ class MainWindow(QMainWindow):
                 f"{len(self.catalog.errors)} chip file(s) could not be read: "
                 + "; ".join(str(e) for e in self.catalog.errors[:2]), 15000)
         if not self._layout_restored:
-            default_dock_sizes(self)  # (again in the first showEvent, for the size shown)
+            wl.default_dock_sizes(self)  # (again in the first showEvent, for the size shown)
         self.live.flush()
         self._update_title()
         self._update_heading(ALL)
@@ -330,7 +331,6 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> None:
         from roofgui.gui.about import show_about
-
         show_about(self)
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt API
@@ -358,7 +358,7 @@ class MainWindow(QMainWindow):
     def dragEnterEvent(self, event) -> None:  # noqa: N802
         if drag_enter_measured(self, event):
             return
-        if dropped_scenario(event):
+        if wl.dropped_scenario(event):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
@@ -366,7 +366,7 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:  # noqa: N802
         if drop_measured(self, event):
             return
-        path = dropped_scenario(event)
+        path = wl.dropped_scenario(event)
         if path is None:
             super().dropEvent(event)
             return
@@ -378,17 +378,17 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._layout_restored:
             self._layout_restored = True
-            default_dock_sizes(self)
+            wl.default_dock_sizes(self)
 
     def reset_layout(self) -> None:
         for d in (self.form_dock, self.chips_dock, self.results_dock):
             d.setFloating(False)
             d.show()
         self.restoreState(self._default_state)
-        default_dock_sizes(self)
+        wl.default_dock_sizes(self)
 
     def save_layout(self) -> None:
-        save_layout(self, self.controller.settings)
+        wl.save_layout(self, self.controller.settings)
         self.controller.save_session()
 
     def closeEvent(self, event) -> None:  # noqa: N802

@@ -109,9 +109,14 @@ class Catalog:
             p = Path(key)
             if base is not None and not p.is_absolute():
                 p = Path(base) / p
-            if p.is_file():
+            shown = key if len(key) <= 80 else key[:77] + "…"
+            try:
+                found = p.is_file()
+            except OSError as e:  # a name too long, a folder we may not search ...
+                raise ModelError(f"cannot read chip file {shown}: {e.strerror or e}", "chip") from None
+            if found:
                 return load_chip_file(p, builtin=False)
-            raise ModelError(f"no chip file at {key}", "chip")
+            raise ModelError(f"no chip file at {shown}", "chip")
         close = [c for c in self.chips if key.lower().replace("_", "-") in c]
         hint = f" (did you mean {', '.join(close[:3])}?)" if close else f" (known: {', '.join(self.ids())})"
         raise ModelError(f"unknown chip {ref!r}{hint}", "chip")

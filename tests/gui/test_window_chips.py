@@ -221,3 +221,21 @@ def test_the_working_text_wraps_instead_of_being_cut_off(window, qtbot):
     assert doc.lineCount() > doc.blockCount()  # some lines are folded onto the next
     longest = max(len(line) for line in window.results.working_text().splitlines())
     assert longest * view.fontMetrics().horizontalAdvance("x") > view.viewport().width()
+
+
+def test_a_chip_file_name_too_long_is_one_notice_and_the_other_chips_still_draw(window, tmp_path):
+    # (issue 28: Catalog.get raised OSError "File name too long" out of every repaint)
+    from roofgui.model.scenario import OpSpec, Scenario
+    sc = Scenario(title="long", chips=["h100-sxm", "a" * 5000 + ".toml"],
+                  ops=[OpSpec("mm", "matmul", {"B": 256, "D": 1024, "F": 1024}, {})])
+    path = tmp_path / "long.json"
+    path.write_text(sc.to_json())
+    assert window.controller.open_path(path, ask=False)
+    QApplication.processEvents()
+    window.live.flush()
+    about = [m for m in window.notices.messages() if "aaaa" in m]
+    assert len(about) == 1 and "File name too long" in about[0] and len(about[0]) < 300, about
+    assert {chip for chip, _ in window.roofline_plot.roof_labels} == {"h100-sxm"}
+    window.chips_panel.set_chip_checked("mi300x", True)  # and the window keeps working
+    window.live.flush()
+    assert {chip for chip, _ in window.roofline_plot.roof_labels} == {"h100-sxm", "mi300x"}
