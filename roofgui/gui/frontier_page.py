@@ -76,9 +76,7 @@ class FrontierPage(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         lay.addWidget(self.summary)
-        self.plot = FrontierPlot(style=window.roofline_plot.style)
-        self.plot.setAccessibleName("Frontier plot")
-        lay.addWidget(self.plot, 1)
+        self._plot: FrontierPlot | None = None  # (built when first drawn: see plot)
         self.fit_button.clicked.connect(lambda: self.plot.fit())
         self._restore()
         self.chips_spin.valueChanged.connect(lambda _v: self._changed())
@@ -98,11 +96,21 @@ class FrontierPage(QWidget):
             QTimer.singleShot(0, self.restyle)  # (after the window restyles its own plots)
         return False
 
+    @property
+    def plot(self) -> FrontierPlot:
+        """The plot, built when first asked for (the tab's first showing): a window that
+        never shows the Frontier tab never pays for a plot widget."""
+        if self._plot is None:
+            self._plot = FrontierPlot(style=self.w.roofline_plot.style)
+            self._plot.setAccessibleName("Frontier plot")
+            self.layout().addWidget(self._plot, 1)
+        return self._plot
+
     def restyle(self) -> None:
         """The window's plot style (light or dark, as its palette)."""
         style = self.w.roofline_plot.style
-        if self.plot.style != style:
-            self.plot.set_style(style)
+        if self._plot is not None and self._plot.style != style:
+            self._plot.set_style(style)
 
     def _controls(self) -> QVBoxLayout:
         """The inputs in two rows (the tab stays as narrow as the others): chip, most chips,

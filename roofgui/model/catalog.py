@@ -109,7 +109,7 @@ class Catalog:
             p = Path(key)
             if base is not None and not p.is_absolute():
                 p = Path(base) / p
-            shown = key if len(key) <= 80 else key[:77] + "…"
+            shown = key if len(key) <= 80 else p.name[:60] + "…"  # (its name, cut short)
             try:
                 found = p.is_file()
             except OSError as e:  # a name too long, a folder we may not search ...
