@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore
 
+from roofgui.plotting.overlay import Overlay
 from roofgui.plotting.plot_items import LegendSample, spot_brush, spot_pen, text_px
 from roofgui.presentation.llm_breakdown import PartPoint
 
@@ -20,11 +21,9 @@ from roofgui.presentation.llm_breakdown import PartPoint
 SYMBOL = "d"
 #: The legend's entry while parts are shown.
 LEGEND_NAME = "LLM step part (hover for its name)"
-#: Room around the part points when the view is widened to show them (log10 units).
-MARGIN = 0.25
 
 
-class BreakdownLayer(QtCore.QObject):
+class BreakdownLayer(Overlay):
     """The parts of one LLM op drawn on a roofline plot.
 
     ``item`` is the scatter (one spot per point of ``points``, in order); ``shown`` whether
@@ -33,14 +32,12 @@ class BreakdownLayer(QtCore.QObject):
 
     def __init__(self, plot) -> None:
         super().__init__(plot)
-        self.plot = plot
         self.item = pg.ScatterPlotItem(antialias=True)
         self.item.setZValue(11)  # over the op points' links, under measured stars
         self.item.setVisible(False)
         plot.addItem(self.item, ignoreBounds=True)
         self.points: list[PartPoint] = []
         self.shown = False
-        self.hover_tip: str | None = None
         self.sample: LegendSample | None = None
         self.sample_style = None
         self.colours: dict[str, str] = {}
@@ -49,7 +46,6 @@ class BreakdownLayer(QtCore.QObject):
         self.covering.setInterval(0)
         self.covering.timeout.connect(self.cover)
         plot.vb.sigRangeChanged.connect(lambda *_: self.covering.start())
-        plot.scene().sigMouseMoved.connect(self.on_mouse_moved)
 
     def set_points(self, points: Sequence[PartPoint], colours: Mapping[str, str]) -> None:
         """The parts to draw (``colours``: each chip's outline colour by chip id)."""
@@ -98,41 +94,8 @@ class BreakdownLayer(QtCore.QObject):
             lg.setVisible(True)
         self.plot.place_legend()
 
-    def cover(self) -> None:
-        """Widen the view to show every part, unless the user has zoomed."""
-        pts = self.visible_points()
-        if not pts or self.plot.user_view:
-            return
-        x0, x1, y0, y1 = self.plot.view_range()
-        xs = [p.x for p in pts]
-        ys = [p.y for p in pts]
-        if min(xs) >= x0 and max(xs) <= x1 and min(ys) >= y0 and max(ys) <= y1:
-            return
-        self.plot.vb.setRange(xRange=(min(x0, min(xs) - MARGIN), max(x1, max(xs) + MARGIN)),
-                              yRange=(min(y0, min(ys) - MARGIN), max(y1, max(ys) + MARGIN)),
-                              padding=0.0)
+    def cover_xy(self) -> list[tuple[float, float]]:
+        return [(p.x, p.y) for p in self.visible_points()]
 
-    # -- hover -----------------------------------------------------------------------
-    def tooltip_at_scene(self, scene_pos) -> str | None:
-        """The tooltips of every part under a scene position (None: none)."""
-        if not self.item.isVisible():
-            return None
-        hits = self.item.pointsAt(self.item.mapFromScene(scene_pos))
-        return "<br><hr>".join(h.data() for h in hits) or None
-
-    def tooltip_at(self, x_log: float, y_log: float) -> str | None:
-        """The tooltip hovering at view point (log10 x, log10 y) shows, if any."""
-        return self.tooltip_at_scene(self.plot.vb.mapViewToScene(QtCore.QPointF(x_log, y_log)))
-
-    def on_mouse_moved(self, scene_pos) -> None:
-        inside = self.plot.vb.sceneBoundingRect().contains(scene_pos)
-        tip = self.tooltip_at_scene(scene_pos) if inside else None
-        if tip == self.hover_tip:
-            return
-        self.hover_tip = tip
-        if tip:
-            own = self.plot.hover_tip
-            QtWidgets.QToolTip.showText(QtGui.QCursor.pos(),
-                                        f"{own}<br><hr>{tip}" if own else tip, self.plot)
-        elif not self.plot.hover_tip:
-            QtWidgets.QToolTip.hideText()
+    def tip_items(self) -> list:
+        return [self.item]

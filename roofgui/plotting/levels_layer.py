@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
 
+from roofgui.plotting.overlay import Overlay
 from roofgui.plotting.plot_items import face_colour, make_pen, spot_brush, spot_pen, style_label
 from roofgui.presentation.levels_geom import LevelsGeometry
 
 #: The marker of each level's point (the analytic op's own HBM point is drawn by the plot).
 LEVEL_SYMBOLS = {"smem": "t1", "lds": "t1", "vmem": "t1", "tmem": "t1", "l2": "d",
                  "cmem": "h", "mall": "h", "hbm": "s"}
-#: Room around the level points when the view is widened to show them (log10 units).
-MARGIN = 0.25
 
 
-class LevelsLayer(QtCore.QObject):
+class LevelsLayer(Overlay):
     """Level roofs and points on one roofline plot.
 
     ``roofs[(chip_id, level)]`` and ``roof_labels[...]`` are the roofs' curves and labels;
@@ -32,7 +30,6 @@ class LevelsLayer(QtCore.QObject):
 
     def __init__(self, plot) -> None:
         super().__init__(plot)
-        self.plot = plot
         self.geometry = LevelsGeometry()
         self.roofs: dict[tuple[str, str], pg.PlotCurveItem] = {}
         self.roof_labels: dict[tuple[str, str], pg.TextItem] = {}
@@ -52,8 +49,6 @@ class LevelsLayer(QtCore.QObject):
         self.measured_rows.setZValue(8)
         plot.addItem(self.measured_rows, ignoreBounds=True)
         self.measured = ()
-        self.hover_tip: str | None = None
-        plot.scene().sigMouseMoved.connect(self.on_mouse_moved)
 
     def set_geometry(self, g: LevelsGeometry) -> None:
         """Show ``g``'s roofs and points (and nothing else)."""
@@ -82,18 +77,11 @@ class LevelsLayer(QtCore.QObject):
         self._set_marks(g)
         self.cover()
 
-    def cover(self) -> None:
-        """Widen the view to show every level point, unless the user has zoomed."""
-        ms = self.marks
-        if not ms or self.plot.user_view:
-            return
-        x0, x1, y0, y1 = self.plot.view_range()
-        xs, ys = [m.x for m in ms], [m.y for m in ms]
-        if min(xs) >= x0 and max(xs) <= x1 and min(ys) >= y0 and max(ys) <= y1:
-            return
-        self.plot.vb.setRange(xRange=(min(x0, min(xs) - MARGIN), max(x1, max(xs) + MARGIN)),
-                              yRange=(min(y0, min(ys) - MARGIN), max(y1, max(ys) + MARGIN)),
-                              padding=0.0)
+    def cover_xy(self) -> list[tuple[float, float]]:
+        return [(m.x, m.y) for m in self.marks]
+
+    def tip_items(self) -> list:
+        return [self.item, self.measured_item]
 
     def _set_marks(self, g: LevelsGeometry) -> None:
         s = self.plot.style
@@ -142,26 +130,3 @@ class LevelsLayer(QtCore.QObject):
         self.measured_rows.setData(np.array(xs, float), np.array(ys, float))
         self.measured_rows.setPen(make_pen(s.neutral, s.guide_width, "dot", alpha=0.8))
         self.measured_rows.setVisible(bool(xs))
-
-    # -- hover -----------------------------------------------------------------------
-    def tooltip_at_scene(self, scene_pos) -> str | None:
-        hits = [h for item in (self.item, self.measured_item) if item.isVisible()
-                for h in item.pointsAt(item.mapFromScene(scene_pos))]
-        return "<br><hr>".join(h.data() for h in hits) or None
-
-    def tooltip_at(self, x_log: float, y_log: float) -> str | None:
-        """The tooltip hovering at view point (log10 x, log10 y) shows, if any."""
-        return self.tooltip_at_scene(self.plot.vb.mapViewToScene(QtCore.QPointF(x_log, y_log)))
-
-    def on_mouse_moved(self, scene_pos) -> None:
-        inside = self.plot.vb.sceneBoundingRect().contains(scene_pos)
-        tip = self.tooltip_at_scene(scene_pos) if inside else None
-        if tip == self.hover_tip:
-            return
-        self.hover_tip = tip
-        if tip:
-            own = self.plot.hover_tip
-            QtWidgets.QToolTip.showText(QtGui.QCursor.pos(),
-                                        f"{own}<br><hr>{tip}" if own else tip, self.plot)
-        elif not self.plot.hover_tip:
-            QtWidgets.QToolTip.hideText()

@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore
 
+from roofgui.plotting.overlay import Overlay
 from roofgui.plotting.plot_items import (LegendSample, face_colour, spot_brush, spot_pen,
                                          text_px)
 from roofgui.presentation.measured_match import PlacedKernel
@@ -25,11 +26,9 @@ from roofgui.presentation.measured_match import PlacedKernel
 SYMBOL = "star"
 #: The legend's entry for measured kernels.
 LEGEND_NAME = "measured kernel"
-#: Room around the measured points when the view is widened to show them (log10 units).
-MARGIN = 0.25
 
 
-class MeasuredLayer(QtCore.QObject):
+class MeasuredLayer(Overlay):
     """The measured kernels drawn on one roofline plot.
 
     ``item`` is the scatter (one spot per placed kernel, in the order given);
@@ -38,12 +37,10 @@ class MeasuredLayer(QtCore.QObject):
 
     def __init__(self, plot) -> None:
         super().__init__(plot)
-        self.plot = plot
         self.item = pg.ScatterPlotItem(antialias=True)
         self.item.setZValue(12)  # over the analytic points
         plot.addItem(self.item, ignoreBounds=True)
         self.placed: list[PlacedKernel] = []
-        self.hover_tip: str | None = None
         self.sample: LegendSample | None = None
         self.sample_style = None  # (the style the legend's sample was drawn in)
         self.covering = QtCore.QTimer(self)  # (after the plot's own range change settles)
@@ -51,7 +48,6 @@ class MeasuredLayer(QtCore.QObject):
         self.covering.setInterval(0)
         self.covering.timeout.connect(self.cover)
         plot.vb.sigRangeChanged.connect(lambda *_: self.covering.start())
-        plot.scene().sigMouseMoved.connect(self.on_mouse_moved)
 
     # -- data ------------------------------------------------------------------------
     def set_kernels(self, placed: Sequence[PlacedKernel], colours: Mapping[str, str]) -> None:
@@ -99,42 +95,8 @@ class MeasuredLayer(QtCore.QObject):
             lg.setVisible(True)
         self.plot.place_legend()
 
-    def cover(self) -> None:
-        """Widen the view to show every measured point, unless the user has zoomed."""
-        if not self.placed or self.plot.user_view:
-            return
-        x0, x1, y0, y1 = self.plot.view_range()
-        xs = [p.x for p in self.placed]
-        ys = [p.y for p in self.placed]
-        if min(xs) >= x0 and max(xs) <= x1 and min(ys) >= y0 and max(ys) <= y1:
-            return
-        self.plot.vb.setRange(xRange=(min(x0, min(xs) - MARGIN), max(x1, max(xs) + MARGIN)),
-                              yRange=(min(y0, min(ys) - MARGIN), max(y1, max(ys) + MARGIN)),
-                              padding=0.0)
+    def cover_xy(self) -> list[tuple[float, float]]:
+        return self.points()
 
-    # -- hover -----------------------------------------------------------------------
-    def tooltip_at_scene(self, scene_pos) -> str | None:
-        """The tooltips of every measured kernel under a scene position (None: none)."""
-        if not self.item.isVisible():
-            return None
-        hits = self.item.pointsAt(self.item.mapFromScene(scene_pos))
-        return "<br><hr>".join(h.data() for h in hits) or None
-
-    def tooltip_at(self, x_log: float, y_log: float) -> str | None:
-        """The tooltip hovering at view point (log10 x, log10 y) shows, if any."""
-        return self.tooltip_at_scene(self.plot.vb.mapViewToScene(QtCore.QPointF(x_log, y_log)))
-
-    def on_mouse_moved(self, scene_pos) -> None:
-        """Show the tooltip of the measured kernels under the mouse (after the plot's own,
-        which it joins when an analytic point is under the mouse too)."""
-        inside = self.plot.vb.sceneBoundingRect().contains(scene_pos)
-        tip = self.tooltip_at_scene(scene_pos) if inside else None
-        if tip == self.hover_tip:
-            return
-        self.hover_tip = tip
-        if tip:
-            own = self.plot.hover_tip
-            QtWidgets.QToolTip.showText(QtGui.QCursor.pos(),
-                                        f"{own}<br><hr>{tip}" if own else tip, self.plot)
-        elif not self.plot.hover_tip:
-            QtWidgets.QToolTip.hideText()
+    def tip_items(self) -> list:
+        return [self.item]
