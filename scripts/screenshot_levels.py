@@ -11,13 +11,13 @@ directory, so it neither reads nor changes yours.
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from shot_window import ROOT, open_app, parse, show_window
+from shot_window import settle as settle_window
+
 SCENARIO = {
     "format": "roofgui-scenario", "version": 1,
     "title": "bf16 matmul tiled 128×128×64: which memory level binds?",
@@ -30,36 +30,20 @@ SCENARIO = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(ROOT / "screenshots" / "memory-levels.png"), help="output PNG")
-    ap.add_argument("--size", default="1600x1000", help="window size WxH")
-    args = ap.parse_args(argv)
-    os.environ["ROOFGUI_HOME"] = tempfile.mkdtemp(prefix="roofgui-shot-")
-    sys.path.insert(0, str(ROOT))
+    args = parse(__doc__, str(ROOT / "screenshots" / "memory-levels.png"), argv)
     import json
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Roofline Explorer")
-    app.setStyle("Fusion")
-    from roofgui.gui.main_window import MainWindow
+    app = open_app()
 
     scenario = Path(tempfile.mkdtemp(prefix="roofgui-shot-")) / "memory-levels.json"
     scenario.write_text(json.dumps(SCENARIO), encoding="utf-8")
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    win = MainWindow(open_path=scenario, restore=False)
-    win.resize(w, h)
-    win.show()
+    win = show_window(scenario, args.size)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def settle() -> None:
-        for _ in range(5):
-            app.processEvents()
-        win.live.flush()
-        app.processEvents()
+        settle_window(app, win)
 
     def shoot() -> None:
         settle()

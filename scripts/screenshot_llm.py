@@ -12,46 +12,30 @@ directory).  It uses a throw-away settings directory, so it neither reads nor ch
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from shot_window import ROOT, open_app, parse, show_window
+from shot_window import settle as settle_window
+
 EXAMPLE = ROOT / "resources" / "examples" / "10-llm-llama-3-70b-eight-gpus.json"
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(ROOT / "screenshots"), help="output directory")
-    ap.add_argument("--size", default="1600x1000", help="window size WxH")
-    args = ap.parse_args(argv)
-    os.environ["ROOFGUI_HOME"] = tempfile.mkdtemp(prefix="roofgui-shot-")
-    sys.path.insert(0, str(ROOT))
+    args = parse(__doc__, str(ROOT / "screenshots"), argv)
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Roofline Explorer")
-    app.setStyle("Fusion")
+    app = open_app()
     from roofgui.gui.breakdown import session
     from roofgui.gui.llm_views import frontier_page
-    from roofgui.gui.main_window import TAB_ROOFLINE, MainWindow
+    from roofgui.gui.main_window import TAB_ROOFLINE
 
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    win = MainWindow(open_path=EXAMPLE, restore=False)
-    win.resize(w, h)
-    win.show()
+    win = show_window(EXAMPLE, args.size)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
     def settle() -> None:
-        for _ in range(5):
-            app.processEvents()
-        win.live.flush()
-        app.processEvents()
+        settle_window(app, win)
 
     def shoot() -> None:
         settle()

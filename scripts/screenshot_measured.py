@@ -13,47 +13,30 @@ yours.
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from shot_window import ROOT, open_app, parse, show_window
+from shot_window import settle as settle_window
+
 EXAMPLE = ROOT / "resources" / "examples" / "09-mlp-on-three-gpus.json"
 FILES = [ROOT / "tests" / "fixtures" / "measured" / n for n in ("ncu_metrics.csv", "plain.csv")]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="/tmp/mgui/measured.png", help="output PNG")
-    ap.add_argument("--size", default="1600x1000", help="window size WxH")
-    args = ap.parse_args(argv)
-    os.environ["ROOFGUI_HOME"] = tempfile.mkdtemp(prefix="roofgui-shot-")
-    sys.path.insert(0, str(ROOT))
+    args = parse(__doc__, "/tmp/mgui/measured.png", argv)
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Roofline Explorer")
-    app.setStyle("Fusion")
-    from roofgui.gui.main_window import MainWindow
+    app = open_app()
     from roofgui.gui.measured import install_measured, session
 
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    win = MainWindow(open_path=EXAMPLE, restore=False)
-    win.resize(w, h)
-    win.show()
+    win = show_window(EXAMPLE, args.size)
     measured = session(win) or install_measured(win)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def settle() -> None:
-        for _ in range(5):
-            app.processEvents()
-        win.live.flush()
-        app.processEvents()
+        settle_window(app, win)
 
     def shoot() -> None:
         settle()
