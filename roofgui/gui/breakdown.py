@@ -111,7 +111,7 @@ class BreakdownSession(QObject):
         return False
 
     def restyle(self) -> None:
-        self.panel.bars.set_style(self.w.roofline_plot.style)
+        self.panel.set_style(self.w.roofline_plot.style)
         self.stale = True
         if self.is_shown():
             self.refresh()
@@ -122,7 +122,7 @@ class BreakdownSession(QObject):
             return
         self.stale = False
         w = self.w
-        self.panel.bars.style = w.roofline_plot.style
+        self.panel.style = w.roofline_plot.style
         self.breakdown = llm_breakdown(w.doc.scenario, w.evaluation)
         self.layer.set_points(self.breakdown.points, w.chip_colours())
         self.panel.set_breakdown(self.breakdown)

@@ -21,7 +21,8 @@ NUMERIC = {1, 2, 3, 4, 5, 7}
 class BreakdownPanel(QWidget):
     """``heading`` (which op), ``chip_combo`` (which chip), ``table`` (a QTreeWidget: one
     top-level row per phase with the phase's totals, its parts as children) and ``bars``
-    (:class:`~roofgui.plotting.breakdown_bars.BreakdownBars`)."""
+    (:class:`~roofgui.plotting.breakdown_bars.BreakdownBars`, built with the first breakdown
+    shown: a plot costs a window tens of milliseconds it need not pay while the panel is hidden)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -42,7 +43,7 @@ class BreakdownPanel(QWidget):
         top.addWidget(label)
         top.addWidget(self.chip_combo)
         lay.addLayout(top)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        self.split = split = QSplitter(Qt.Orientation.Horizontal)
         self.table = QTreeWidget()
         self.table.setAccessibleName("LLM step parts")
         self.table.setColumnCount(len(COLUMNS))
@@ -52,17 +53,32 @@ class BreakdownPanel(QWidget):
         self.table.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.setToolTip(TIME_NOTE)
         split.addWidget(self.table)
-        self.bars = BreakdownBars()
-        self.bars.setAccessibleName("LLM step time per phase")
-        split.addWidget(self.bars)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([640, 420])  # (the table's eight columns first)
+        self.bars: BreakdownBars | None = None
+        self.style = None
         lay.addWidget(split, 1)
         self.chip_combo.currentIndexChanged.connect(lambda _i: self.show_chip())
 
+    def set_style(self, style) -> None:
+        """The plot style the bars are drawn in (the roofline's)."""
+        self.style = style
+        if self.bars is not None:
+            self.bars.set_style(style)
+
+    def _add_bars(self) -> BreakdownBars:
+        self.bars = BreakdownBars(style=self.style)
+        self.bars.setAccessibleName("LLM step time per phase")
+        self.split.addWidget(self.bars)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([640, 420])  # (the table's eight columns first)
+        return self.bars
+
     def set_breakdown(self, b: Breakdown) -> None:
         """Show ``b`` (the chip shown stays chosen while it is broken down)."""
+        if self.bars is None:
+            self._add_bars()
+        elif self.style is not None:
+            self.bars.style = self.style
         self.breakdown = b
         keep = self.chip_combo.currentData()
         chips = b.chips()
@@ -100,7 +116,8 @@ class BreakdownPanel(QWidget):
             top.setExpanded(True)
         for c in range(len(COLUMNS)):
             self.table.resizeColumnToContents(c)
-        self.bars.set_phases(phases)
+        if self.bars is not None:
+            self.bars.set_phases(phases)
 
     @staticmethod
     def _item(texts, nums, tip: str) -> QTreeWidgetItem:

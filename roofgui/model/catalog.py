@@ -7,8 +7,8 @@ as a :class:`SpecError` in :attr:`Catalog.errors`.
 from __future__ import annotations
 
 import os
-
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Iterable
@@ -48,6 +48,14 @@ def builtin_spec_files() -> list[tuple[str, bytes]]:
     return sorted(out)
 
 
+@lru_cache(maxsize=128)
+def shipped_chip(name: str, raw: bytes) -> Chip:
+    """A shipped chip file parsed, once per content: every window loads the catalog, and the
+    21 files cost ~55 ms to parse (a test suite opens hundreds of windows).  Keyed by the bytes
+    themselves, so an edited file is parsed afresh; a Chip is frozen, so sharing it is safe."""
+    return parse_chip_toml(raw, f"specs/{name}", builtin=True, expected_id=name[:-5])
+
+
 @dataclass
 class Catalog:
     """All chips known to the app, by id."""
@@ -62,7 +70,7 @@ class Catalog:
         cat = cls()
         for name, raw in builtin_spec_files():
             try:
-                chip = parse_chip_toml(raw, f"specs/{name}", builtin=True, expected_id=name[:-5])
+                chip = shipped_chip(name, raw)
                 cat.chips[chip.id] = chip
             except SpecError as e:
                 cat.errors.append(e)
