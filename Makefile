@@ -12,7 +12,7 @@ run: setup
 	.venv/bin/python main.py
 
 test: setup
-	QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q --durations=15
+	QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q -n auto --dist worksteal --durations=15
 
 bench: setup
 	QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench.py

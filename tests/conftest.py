@@ -17,26 +17,16 @@ def _isolated_home(tmp_path, monkeypatch):
     yield
 
 
-# -- long soaks run as child processes beside the rest of the suite --------------------
+# -- long soaks run as child processes --------------------------------------------------
 #
-# A test module that sets ``BACKGROUND_ARGV`` (the child's command line) has its child
-# started as soon as collection ends, so the soak uses the machine's second core while
-# pytest works through everything else on the first; its tests are moved to the end of
-# the run and read the child's result through the ``background_child`` fixture.
+# A test module that sets ``CHILD_ARGV`` (a command line) runs that child through the
+# ``child_result`` fixture: a fresh process, so a crash in Qt's C++ (what a soak looks for)
+# is a failed test, not a dead test run.  Those tests go first: under ``pytest -n`` (``make
+# test``) a worker waits on its child while the child uses one core and the other workers
+# the rest, instead of the longest test starting last.
 
 import subprocess  # noqa: E402
-import tempfile  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
-
-_BACKGROUND: dict[str, "_Child"] = {}
-
-
-@dataclass
-class _Child:
-    proc: subprocess.Popen
-    out: object
-    err: object
-    timeout: float
 
 
 @dataclass
@@ -46,51 +36,25 @@ class ChildResult:
     stderr: str
 
 
-def _start(argv, timeout) -> _Child:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    out = tempfile.TemporaryFile(mode="w+")
-    err = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=err, text=True,
-                            stdin=subprocess.DEVNULL)
-    return _Child(proc, out, err, timeout)
-
-
 def pytest_collection_modifyitems(session, config, items):
-    background, rest = [], []
-    for item in items:
-        argv = getattr(item.module, "BACKGROUND_ARGV", None) if hasattr(item, "module") else None
-        (background if argv else rest).append(item)
-    items[:] = rest + background
+    def has_child(item) -> bool:
+        return bool(getattr(getattr(item, "module", None), "CHILD_ARGV", None))
 
-
-def pytest_collection_finish(session):
-    """Start the children of the background modules still selected (after -k/-m deselection)."""
-    for item in session.items:
-        module = getattr(item, "module", None)
-        argv = getattr(module, "BACKGROUND_ARGV", None)
-        if argv and module.__name__ not in _BACKGROUND:
-            _BACKGROUND[module.__name__] = _start(argv, getattr(module, "BACKGROUND_TIMEOUT", 900))
-
-
-def pytest_sessionfinish(session, exitstatus):
-    for child in _BACKGROUND.values():
-        if child.proc.poll() is None:
-            child.proc.kill()
+    items[:] = [i for i in items if has_child(i)] + [i for i in items if not has_child(i)]
 
 
 @pytest.fixture
-def background_child(request) -> ChildResult:
-    """The result of this module's background child (started after collection)."""
-    name = request.module.__name__
-    child = _BACKGROUND.get(name)
-    if child is None:  # collected some other way: run it now
-        child = _BACKGROUND[name] = _start(request.module.BACKGROUND_ARGV,
-                                           getattr(request.module, "BACKGROUND_TIMEOUT", 900))
+def child_result(request) -> ChildResult:
+    """Run this module's ``CHILD_ARGV`` (within ``CHILD_TIMEOUT`` seconds) and give its result."""
+    module = request.module
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     try:
-        child.proc.wait(timeout=child.timeout)
-    except subprocess.TimeoutExpired:
-        child.proc.kill()
-        child.proc.wait()
-    child.out.seek(0)
-    child.err.seek(0)
-    return ChildResult(child.proc.returncode, child.out.read(), child.err.read())
+        r = subprocess.run(module.CHILD_ARGV, cwd=ROOT, env=env, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=getattr(module, "CHILD_TIMEOUT", 900))
+    except subprocess.TimeoutExpired as e:
+        return ChildResult(-9, _text(e.stdout), _text(e.stderr) + "\n(timed out)")
+    return ChildResult(r.returncode, r.stdout, r.stderr)
+
+
+def _text(out) -> str:
+    return out.decode(errors="replace") if isinstance(out, bytes) else (out or "")

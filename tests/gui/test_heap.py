@@ -104,17 +104,16 @@ def run(rounds: int) -> dict:
     return {"before": before, "after": after}
 
 
-#: Started by tests/conftest.py as soon as collection ends, beside the rest of the suite —
-#: with ROOFGUI_TEST_HEAP=1 (``make soak`` sets it): it takes minutes, and the suite's own
-#: soak already runs beside it (tests/gui/test_soak.py).
+#: Run in a child process by tests/conftest.py's ``child_result``, only with
+#: ROOFGUI_TEST_HEAP=1 (``make soak`` sets it): it takes minutes.
 RUN = bool(os.environ.get("ROOFGUI_TEST_HEAP"))
-BACKGROUND_ARGV = [sys.executable, __file__, str(ROUNDS)] if RUN else None
-BACKGROUND_TIMEOUT = 900
+CHILD_ARGV = [sys.executable, __file__, str(ROUNDS)] if RUN else None
+CHILD_TIMEOUT = 900
 
 
 @pytest.mark.skipif(not RUN, reason="minutes long: set ROOFGUI_TEST_HEAP=1 (make soak does)")
-def test_heavy_actions_leave_no_objects_python_memory_or_c_heap_behind(background_child):
-    proc = background_child
+def test_heavy_actions_leave_no_objects_python_memory_or_c_heap_behind(child_result):
+    proc = child_result
     assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
     r = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
     b, a = r["before"], r["after"]

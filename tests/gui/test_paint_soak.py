@@ -91,13 +91,13 @@ def soak(n: int) -> int:
     return 0 if blank == 0 else 1
 
 
-#: Started by tests/conftest.py as soon as collection ends, beside the rest of the suite.
-BACKGROUND_ARGV = [sys.executable, __file__, str(RENDERS)]
-BACKGROUND_TIMEOUT = 600
+#: Run in a child process by tests/conftest.py's ``child_result``.
+CHILD_ARGV = [sys.executable, __file__, str(RENDERS)]
+CHILD_TIMEOUT = 600
 
 
-def test_thousands_of_paints_keep_the_process_alive(background_child):
-    proc = background_child
+def test_thousands_of_paints_keep_the_process_alive(child_result):
+    proc = child_result
     assert proc.returncode == 0, (
         f"soak died or drew blank images (exit {proc.returncode}):\n"
         f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")

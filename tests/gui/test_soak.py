@@ -1,4 +1,4 @@
-"""Soak: eight thousand edits through the widgets of the busy window, each followed by a repaint.
+"""Soak: five thousand edits through the widgets of the busy window, each followed by a repaint.
 
 The window shows 3 chips and 3 ops (one sharded over a link).  Each cycle is one user edit
 through a real widget (typing in a dimension, the title, the what-if, the shard count; a
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CYCLES = 8_000
+CYCLES = 5_000
 WARMUP = 1_000
 MAX_GROWTH_MB = 30.0
 
@@ -135,13 +135,13 @@ def soak(n: int, warmup: int) -> dict:
     return result
 
 
-#: Started by tests/conftest.py as soon as collection ends, beside the rest of the suite.
-BACKGROUND_ARGV = [sys.executable, __file__, str(CYCLES)]
-BACKGROUND_TIMEOUT = 900
+#: Run in a child process by tests/conftest.py's ``child_result``.
+CHILD_ARGV = [sys.executable, __file__, str(CYCLES)]
+CHILD_TIMEOUT = 900
 
 
-def test_eight_thousand_edits_and_repaints_leave_the_process_alive_and_its_memory_flat(background_child):
-    proc = background_child
+def test_five_thousand_edits_and_repaints_leave_the_process_alive_and_its_memory_flat(child_result):
+    proc = child_result
     assert proc.returncode == 0, (f"the soak died (exit {proc.returncode}):\n"
                                   f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -170,9 +170,8 @@ if __name__ == "__main__":
     import shutil
     import tempfile
 
-    # The child starts before any test's own ROOFGUI_HOME exists (tests/conftest.py runs it
-    # beside the suite): give the window a home of its own, so its autosave, settings and
-    # session never touch the real user data directory.
+    # Run by hand, the child would use the real user data directory: give the window a home
+    # of its own, so its autosave, settings and session never touch the user's.
     home = tempfile.mkdtemp(prefix="roofgui-soak-")
     os.environ["ROOFGUI_HOME"] = home
     try:
