@@ -166,17 +166,21 @@ def test_create_application_sets_names_desktop_file_and_icon(qapp):
 
 
 def _fake_main_window(monkeypatch, raise_in_init: Exception | None = None):
-    from PySide6 import QtWidgets
+    from PySide6 import QtCore, QtWidgets
 
     made = []
 
     class MainWindow(QtWidgets.QMainWindow):
-        def __init__(self, catalog=None, open_path=None):
+        def __init__(self, catalog=None, open_path=None, defer_features=False):
             if raise_in_init is not None:
                 raise raise_in_init
             super().__init__()
             made.append(self)
-            self.kwargs = {"catalog": catalog, "open_path": open_path}
+            self.kwargs = {"catalog": catalog, "open_path": open_path,
+                           "defer_features": defer_features}
+            self.features = "installed" if not defer_features else None
+            if defer_features:  # (as the real window: once it has been painted)
+                QtCore.QTimer.singleShot(50, lambda: setattr(self, "features", "installed"))
 
     mod = types.ModuleType("roofgui.gui.main_window")
     mod.MainWindow = MainWindow
@@ -193,7 +197,9 @@ def test_main_opens_the_window_with_the_file_and_installs_the_hook(qapp, monkeyp
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "smoke test ok" in out and "icon ok" in out
-    assert len(made) == 1 and made[0].kwargs == {"catalog": None, "open_path": "my scenario.json"}
+    assert "features installed" in out
+    assert len(made) == 1 and made[0].kwargs == {"catalog": None, "open_path": "my scenario.json",
+                                                 "defer_features": True}
     from roofgui.gui import errors_dialog
 
     rep = errors_dialog.current_reporter()
@@ -230,4 +236,4 @@ def test_real_window_starts_headless_in_a_fresh_process(tmp_path):
     env = _env_without_display(tmp_path, QT_QPA_PLATFORM="offscreen")
     r = _run(["-m", "roofgui", "gui", "--smoke-test"], env)
     assert r.returncode == 0, (r.stdout, r.stderr)
-    assert "smoke test ok" in r.stdout
+    assert "smoke test ok" in r.stdout and "features installed" in r.stdout

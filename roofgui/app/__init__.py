@@ -105,16 +105,26 @@ def load_icon():
     return icon
 
 
-def smoke_check(app, window) -> None:
-    """``--smoke-test``: report what started and quit (used by packaging/smoke_test.sh)."""
+def smoke_check(app, window, wait_s: float = 30.0) -> None:
+    """``--smoke-test``: report what started and quit (used by packaging/smoke_test.sh), once
+    the window has been painted and has installed its features (or ``wait_s`` has passed)."""
+    import time
+
     from PySide6 import QtCore
 
+    deadline = time.monotonic() + wait_s
+
     def done() -> None:
+        features = getattr(window, "features", None) is not None
+        if not features and time.monotonic() < deadline:
+            QtCore.QTimer.singleShot(20, done)
+            return
         icon_ok = not app.windowIcon().pixmap(64, 64).isNull()
-        ok = window.isVisible() and icon_ok
+        ok = window.isVisible() and icon_ok and features
         print(f"roofgui: smoke test {'ok' if ok else 'FAILED'}: platform {app.platformName()}, "
               f"window {'shown' if window.isVisible() else 'NOT shown'}, "
-              f"icon {'ok' if icon_ok else 'MISSING'}", flush=True)
+              f"icon {'ok' if icon_ok else 'MISSING'}, "
+              f"features {'installed' if features else 'NOT installed'}", flush=True)
         app.exit(0 if ok else 1)
 
     QtCore.QTimer.singleShot(0, done)
@@ -158,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from roofgui.gui.main_window import MainWindow
 
-        window = MainWindow(catalog=None, open_path=open_path)
+        window = MainWindow(catalog=None, open_path=open_path, defer_features=True)
     except Exception as e:  # the window could not be built: say so, log it, stop
         show_startup_failure(e)
         return EXIT_STARTUP_FAILED

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
@@ -27,9 +26,7 @@ from roofgui.gui.heap import pin_mmap_threshold
 from roofgui.gui.keyboard import make_focusable, next_in_chain
 from roofgui.gui.live import TAB_ROOFLINE, TAB_SWEEP, LiveEvaluator
 from roofgui.gui.llm_choices import install_sweep_choices
-from roofgui.gui.levels import install_levels
-from roofgui.gui.llm_views import install_llm_views
-from roofgui.gui.measured import drag_enter_measured, drop_measured, install_measured
+from roofgui.gui.first_paint import after_first_paint, stamp_first_paint
 from roofgui.gui.menus import build_menus
 from roofgui.gui.notice_bar import NoticeBar, palette_is_dark
 from roofgui.gui import window_layout as wl
@@ -49,7 +46,7 @@ class MainWindow(QMainWindow):
     """Roofline Explorer's window: form and chips on the left, plots in the centre, results below."""
 
     def __init__(self, catalog: Catalog | None = None, open_path: str | Path | None = None,
-                 *, restore: bool = True) -> None:
+                 *, restore: bool = True, defer_features: bool = False) -> None:
         super().__init__()
         pin_mmap_threshold()  # (view-sized pictures mapped and returned: see roofgui.gui.heap)
         load_optional_op_kinds()  # (the form lists every op kind, the LLM step's too)
@@ -61,6 +58,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._layout_restored = False
+        self.features = None  # (roofgui.gui.features, once installed)
         self.doc = ScenarioDocument(parent=self)
         self.controller = DocumentController(self.doc, self)
         self.controller.messageShown.connect(lambda m: self.statusBar().showMessage(m, 5000))
@@ -84,9 +82,19 @@ class MainWindow(QMainWindow):
             hints.colorSchemeChanged.connect(lambda *_: self._apply_palette())
         self._default_state = self.saveState()
         self._open_first(open_path, restore)
-        install_measured(self)
-        install_levels(self)
-        install_llm_views(self)  # (the LLM step's breakdown and frontier)
+        if defer_features:  # (a cold start: the plot first, then the rest)
+            after_first_paint(self.current_plot().viewport(), self.install_features)
+        else:
+            self.install_features()
+        stamp_first_paint(self.current_plot().viewport())  # (last: its filter runs first)
+
+    def install_features(self) -> None:
+        """Measured kernels, memory levels, the LLM step's breakdown and frontier (once)."""
+        if self.features is None:
+            from roofgui.gui import features  # (imported here: ~70 ms of a cold start)
+
+            features.install_features(self)
+            self.features = features
 
     # -- construction helpers --------------------------------------------------------
     def _build_centre(self) -> QWidget:
@@ -194,9 +202,6 @@ class MainWindow(QMainWindow):
         self.live.flush()
         self._update_title()
         self._update_heading(ALL)
-        if os.environ.get("ROOFGUI_BENCH_FIRST_PAINT"):  # (tests/bench/bench.py: cold start)
-            from roofgui.gui.first_paint import install
-            install(self.current_plot().viewport(), os.environ["ROOFGUI_BENCH_FIRST_PAINT"])
 
     # -- reading (export, tests) --------------------------------------------------------
     @property
@@ -356,22 +361,12 @@ class MainWindow(QMainWindow):
 
     # -- drag and drop ------------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802
-        if drag_enter_measured(self, event):
-            return
-        if wl.dropped_scenario(event):
-            event.acceptProposedAction()
-        else:
+        if not wl.accept_drag(self, event):
             super().dragEnterEvent(event)
 
     def dropEvent(self, event) -> None:  # noqa: N802
-        if drop_measured(self, event):
-            return
-        path = wl.dropped_scenario(event)
-        if path is None:
+        if not wl.take_drop(self, event):
             super().dropEvent(event)
-            return
-        event.acceptProposedAction()
-        self.controller.open_path(path)  # asks about unsaved changes first
 
     # -- layout and closing ------------------------------------------------------------------
     def showEvent(self, event) -> None:  # noqa: N802

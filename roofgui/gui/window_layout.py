@@ -76,3 +76,27 @@ def dropped_scenario(event) -> str | None:
         if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
             return url.toLocalFile()
     return None
+
+
+def accept_drag(w, event) -> bool:
+    """For the window's ``dragEnterEvent``: measurement files (once the window's features are
+    installed) or a scenario file are accepted (True)."""
+    if w.features is not None and w.features.drag_enter_measured(w, event):
+        return True
+    if dropped_scenario(event):
+        event.acceptProposedAction()
+        return True
+    return False
+
+
+def take_drop(w, event) -> bool:
+    """For the window's ``dropEvent``: import dropped measurements or open a dropped scenario
+    (asking about unsaved changes first); False when the drop is neither."""
+    if w.features is not None and w.features.drop_measured(w, event):
+        return True
+    path = dropped_scenario(event)
+    if path is None:
+        return False
+    event.acceptProposedAction()
+    w.controller.open_path(path)
+    return True
