@@ -8,6 +8,7 @@ with import-linter, so ``make test`` fails when a lower layer reaches up.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,8 @@ PACKAGE = ROOT / "roofgui"
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
+
+@functools.cache
 def _modules() -> list[tuple[str, Path, ast.Module]]:
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -110,6 +113,7 @@ def test_no_private_names_taken_from_another_module():
     assert not taken, "\n".join(taken)
 
 
+@functools.cache
 def _sizes():
     files, functions = {}, {}
     for mod, path, tree in _modules():
