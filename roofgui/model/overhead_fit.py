@@ -49,6 +49,7 @@ class _Rows:
     y: np.ndarray
     n: np.ndarray
     log_z: np.ndarray
+    has_net: bool  # (any term has link time: known once, asked ~10^5 times by a fit)
 
     @classmethod
     def of(cls, rows: Sequence[tuple[Sequence[Term], float]]) -> "_Rows":
@@ -59,11 +60,11 @@ class _Rows:
                 raise ModelError(f"calibration needs terms and a positive time, not {z!r}",
                                  "time")
             a[:, i, :len(terms)] = np.asarray(terms, dtype=np.float64).T
-        return cls(a[0], a[1], a[2], a[3], np.log([z for _, z in rows]))
+        return cls(a[0], a[1], a[2], a[3], np.log([z for _, z in rows]), bool(a[3].any()))
 
     def predict(self, c: float, m: float, t0: float) -> np.ndarray:
         t = np.maximum(self.x * (1.0 / c), self.y * (1.0 / m))
-        if self.n.any():
+        if self.has_net:
             np.maximum(t, self.n, out=t)
         if t0:
             t += self.k * t0
@@ -107,7 +108,7 @@ def _start(rows, r: _Rows) -> list[float]:
     f = fit(sums)
     c, m = applied(f)
     p = [-math.log(c), -math.log(m)]
-    if r.x.shape[1] == 1 and not r.n.any():
+    if r.x.shape[1] == 1 and not r.has_net:
         return p
     q = _nelder_mead(r.sse, p)
     return q if r.sse(q) < r.sse(p) else p
