@@ -197,7 +197,9 @@ def chip_roofs(scenario, evaluation) -> dict[str, ChipRoofs]:
     out: dict[str, ChipRoofs] = {}
     for e in evaluation.entries:
         f = e.analysis.figures
-        cr = out.setdefault(e.chip_id, ChipRoofs(f.chip.label()))
+        cr = out.get(e.chip_id)
+        if cr is None:
+            cr = out[e.chip_id] = ChipRoofs(f.chip.label())
         desc = f"{f.peak_info.key} {f.peak_info.unit}"
         if f.derate_fraction != 1.0:
             desc += f", derated to {f.derate_fraction:.0%}"
