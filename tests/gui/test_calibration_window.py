@@ -218,3 +218,42 @@ def test_a_fit_faster_than_the_roof_cannot_be_applied(win, qtbot, tmp_path):
     flush(w)
     assert w.doc.scenario.derates == []
     assert "cannot be applied" in session.panel.calibration.detail.text()
+
+
+
+def open_derated(w, tmp_path) -> None:
+    """Open the busy example with the derate 'my-cal' of the H100 (0.7, 0.8) in its file."""
+    data = json.loads(BUSY.read_text())
+    data["derates"] = [{"name": "my-cal", "chip": "h100-sxm", "compute": 0.7, "memory": 0.8,
+                        "note": "fitted from 8 kernels"}]
+    path = tmp_path / "derated.json"
+    path.write_text(json.dumps(data))
+    assert w.controller.open_path(path, ask=False)
+    flush(w)
+
+
+def remove_by_hand(w, session, qtbot) -> None:
+    """View > Measured, click the derated chip's row, click Remove Derate."""
+    if not session.dock.isVisible():
+        session.dock.toggleViewAction().trigger()
+        flush(w)
+    table = session.panel.calibration.table
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualItemRect(table.item(0, 0)).center())
+    qtbot.mouseClick(session.panel.calibration.remove_button, Qt.MouseButton.LeftButton)
+    flush(w)
+
+
+def test_a_derate_opened_from_a_file_is_listed_and_removable(win, qtbot, tmp_path):
+    w, session = win
+    bf16 = roof(w)
+    box = session.panel.calibration
+    assert not box.apply_button.isEnabled() and not box.remove_button.isEnabled()
+    open_derated(w, tmp_path)  # (no kernel imported in this window)
+    assert roof(w) == pytest.approx(bf16 + math.log10(0.7), abs=1e-9)
+    assert box.rows() == [(H100, "\u2014", "\u2014", "\u2014", "\u2014",
+                           "'my-cal' (compute 0.70, memory 0.80)")]
+    remove_by_hand(w, session, qtbot)
+    assert w.doc.scenario.derates == [] and roof(w) == pytest.approx(bf16, abs=1e-12)
+    assert box.rows() == [] and not box.remove_button.isEnabled()
+
