@@ -257,3 +257,34 @@ def test_a_derate_opened_from_a_file_is_listed_and_removable(win, qtbot, tmp_pat
     assert w.doc.scenario.derates == [] and roof(w) == pytest.approx(bf16, abs=1e-12)
     assert box.rows() == [] and not box.remove_button.isEnabled()
 
+
+def figures(w, chip="h100-sxm") -> tuple[str, str, str]:
+    """The chips list's FLOP/s, HBM B/s and Ridge cells of ``chip``'s row."""
+    item = w.chips_panel.item(chip)
+    return item.text(1), item.text(2), item.text(3)
+
+
+def test_the_chip_list_shows_a_derated_chips_derated_figures(win, qtbot, tmp_path):
+    w, session = win
+    spec, h200 = figures(w), figures(w, "h200")
+    assert spec == ("989 T", "3.35 T", "295")
+    open_derated(w, tmp_path)
+    # the figures the roofs are drawn at (989 T x 0.7, 3.35 TB/s x 0.8, their ratio), marked
+    assert roof(w) == pytest.approx(math.log10(989.5e12 * 0.7), abs=1e-3)
+    assert figures(w) == ("\u2248 693 T", "\u2248 2.68 T", "\u2248 258")
+    item = w.chips_panel.item("h100-sxm")
+    assert all(item.font(c).italic() for c in (1, 2, 3))
+    tip = item.toolTip(1)
+    assert "Derated by 'my-cal' (compute 0.70, memory 0.80): bf16 peak 693 TFLOP/s" in tip
+    assert "Spec sheet: bf16 peak 989 TFLOP/s \u00b7 HBM 3.35 TB/s" in tip
+    assert "fitted from 8 kernels" in tip
+    assert figures(w, "h200") == h200  # (a chip without a derate keeps its spec figures)
+    assert not w.chips_panel.item("h200").font(1).italic()
+    # Remove Derate restores the spec figures; undoing that derates them again
+    remove_by_hand(w, session, qtbot)
+    assert w.doc.scenario.derates == []
+    assert figures(w) == spec and not item.font(1).italic()
+    assert "Derated" not in item.toolTip(1) and "bf16 peak 989 TFLOP/s" in item.toolTip(1)
+    w.controller.undo_action.trigger()
+    flush(w)
+    assert figures(w) == ("\u2248 693 T", "\u2248 2.68 T", "\u2248 258")
