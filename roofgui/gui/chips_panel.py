@@ -29,8 +29,11 @@ _UNSET = object()
 
 
 def _swatch(colour: str | None) -> QIcon:
+    """A checked chip's colour; none (not a blank that indents the name) for an unchecked one."""
+    if not colour:
+        return QIcon()
     pm = QPixmap(12, 12)
-    pm.fill(QColor(colour) if colour else Qt.GlobalColor.transparent)
+    pm.fill(QColor(colour))
     return QIcon(pm)
 
 
