@@ -25,6 +25,7 @@ screenshot: setup
 	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py
 	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot_levels.py
 	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot_llm.py
+	xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot_measured.py
 
 wheel: setup
 	.venv/bin/python -m pip wheel --no-deps -w dist .

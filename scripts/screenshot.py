@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     def both_tabs(stem: str) -> None:
         """``stem``.png on the Roofline tab, ``stem``-sweep.png on the Sweep tab."""
         settle()
+        win.statusBar().clearMessage()  # (as a few seconds after opening: no checkout's path)
         win.grab().save(str(out / f"{stem}.png"))
         win.tabs.setCurrentIndex(TAB_SWEEP)
         settle()
@@ -95,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         dark.setColor(QPalette.ColorRole.PlaceholderText, QColor("#8c8c8c"))
         app.setPalette(dark)
         settle()
+        win.statusBar().clearMessage()
         win.grab().save(str(out / "main-window-dark.png"))
         win.doc.load(win.doc.scenario)  # nothing to ask about on close
         app.quit()

@@ -1,11 +1,12 @@
 """Screenshot of measured kernels in the window: the busy example (H100, H200, B200) with an
-Nsight Compute CSV and a plain CSV imported onto the H100, the "Measured" panel shown.
+Nsight Compute CSV and a plain CSV imported onto the H100, the "Measured" panel shown
+with the H100's row of its Calibration box selected, so that its fit is spelt out.
 
 Run under a virtual display:
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot_measured.py
 
-Writes /tmp/mgui/measured.png (``--out`` to change).  It calls
+Writes screenshots/measured-kernels.png (``--out`` to change).  It calls
 :func:`roofgui.gui.measured.install_measured` itself (a window that already installs it is
 left as it is), and uses a throw-away settings directory, so it neither reads nor changes
 yours.
@@ -20,11 +21,12 @@ from shot_window import ROOT, open_app, parse, show_window
 from shot_window import settle as settle_window
 
 EXAMPLE = ROOT / "resources" / "examples" / "09-mlp-on-three-gpus.json"
-FILES = [ROOT / "tests" / "fixtures" / "measured" / n for n in ("ncu_metrics.csv", "plain.csv")]
+FILES = [ROOT / "tests" / "fixtures" / "measured" / n
+         for n in ("ncu_metrics.csv", "calibration_h100.csv")]
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse(__doc__, "/tmp/mgui/measured.png", argv)
+    args = parse(__doc__, str(ROOT / "screenshots" / "measured-kernels.png"), argv)
 
     from PySide6.QtCore import QTimer
     app = open_app()
@@ -43,6 +45,15 @@ def main(argv: list[str] | None = None) -> int:
         win.roofline_plot.fit()
         if not measured.import_files([str(p) for p in FILES]):
             print("import failed", file=sys.stderr)
+        settle()
+        box = measured.panel.calibration
+        box.table.selectRow(box.chip_ids.index("h100-sxm"))  # (its fit in the text below)
+        head = box.table.horizontalHeader()  # (the calibration as wide as its columns)
+        last = head.count() - 1
+        want = sum(head.sectionSize(c) for c in range(last)) + head.sectionSizeHint(last) + 40
+        split = box.parentWidget()  # (the kernels | calibration splitter)
+        split.setSizes([split.width() - want, want])
+        measured.panel.table.setColumnWidth(0, 190)  # (the kernels' names, to show their times)
         settle()
         win.grab().save(str(out))
         win.doc.load(win.doc.scenario)  # nothing to ask about on close

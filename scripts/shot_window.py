@@ -33,11 +33,13 @@ def open_app():
 
 
 def show_window(scenario, size: str):
-    """The main window on ``scenario`` at ``size`` (WxH), shown."""
+    """The main window on ``scenario`` at ``size`` (WxH), shown, its status bar clear (as
+    it is a few seconds after opening: "Opened <path>" would show this checkout's path)."""
     from roofgui.gui.main_window import MainWindow
 
     w, h = (int(v) for v in size.lower().split("x"))
     win = MainWindow(open_path=scenario, restore=False)
+    win.statusBar().clearMessage()
     win.resize(w, h)
     win.show()
     return win

@@ -62,8 +62,9 @@ class CalibrationBox(QGroupBox):
         self.remove_button = QPushButton("&Remove Derate")
         self.remove_button.setToolTip("Take the selected chip's derate off (Edit \u25b8 Undo "
                                       "puts it back)")
-        row.addWidget(self.apply_button)
-        row.addWidget(self.remove_button)
+        for b in (self.apply_button, self.remove_button):
+            b.setEnabled(False)  # (until there is a fit to apply, a derate to remove)
+            row.addWidget(b)
         lay.addLayout(row)
         self.chip_ids: list[str] = []
         self._shown: list[tuple[str, tuple[str, ...]]] = []

@@ -23,31 +23,10 @@ from roofgui.model.chip_file import chip_to_toml, parse_chip_toml
 from roofgui.model.chips import KINDS, LINK_NAMES, MIN_FIGURE, Chip, Figure, Link
 from roofgui.model.dtypes import PEAK_KEYS
 from roofgui.model.errors import ModelError
-from roofgui.model.units import format_capacity, format_number, format_si, parse_quantity
+from roofgui.model.units import format_capacity, format_si, parse_quantity
 
 USER_SOURCE = "user"
 USER_CITATION = "Entered by the user in Roofline Explorer"
-
-
-def chip_headline(chip: Chip) -> tuple[str, str, str]:
-    """(bf16 peak, HBM bandwidth, critical intensity) as short text."""
-    try:
-        peak = chip.headline_peak()
-        p = format_si(peak.value, "FLOP/s")
-        ridge = format_number(round(chip.critical_intensity))
-    except ModelError:
-        p, ridge = "—", "—"
-    return p, format_si(chip.hbm_bandwidth.value, "B/s"), ridge
-
-
-def chip_tooltip(chip: Chip) -> str:
-    p, bw, ridge = chip_headline(chip)
-    links = ", ".join(f"{n} {format_si(l.bandwidth.value, 'B/s')}" for n, l in chip.links.items())
-    kind = "preset (read-only)" if chip.builtin else f"custom chip ({chip.path})"
-    lines = [chip.name, chip.summary, f"bf16 peak {p} · HBM {bw} · "
-             f"{format_capacity(chip.hbm_capacity.value)} · critical intensity {ridge} FLOP/B",
-             f"Links: {links or 'none'}", kind, "Double-click for the full spec and its sources."]
-    return "\n".join(x for x in lines if x)
 
 
 def figure_rows(chip: Chip) -> list[tuple[str, str, Figure | None, str]]:

@@ -7,31 +7,33 @@ The spec dialog, the custom-chip editor and deletion live in
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QGridLayout, QGroupBox, QHBoxLayout,
-                               QHeaderView, QLineEdit, QMessageBox, QToolButton, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLineEdit, QMessageBox,
+                               QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from roofgui.model.catalog import Catalog
 from roofgui.model.chips import Chip
+from roofgui.model.derate import Derate
 from roofgui.model.errors import ModelError
 from roofgui.model.scenario import Scenario
-from roofgui.model.units import WHAT_IF_MAX, WHAT_IF_MIN
-from roofgui.gui.chip_dialogs import chip_headline, chip_tooltip
+from roofgui.presentation.chip_rows import chip_row
 from roofgui.gui.document import ALL, CHIPS, WHAT_IF, ScenarioDocument
-from roofgui.gui.widgets import Binding, QuantityEdit, bind, make_label, signals_blocked
+from roofgui.gui.widgets import signals_blocked
+from roofgui.gui.what_if_box import WhatIfBox
 
 COL_NAME, COL_PEAK, COL_HBM, COL_RIDGE = range(4)
 _COLOUR_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 _NAME_ROLE = int(Qt.ItemDataRole.UserRole) + 2  # (the name without a derate)
+_UNSET = object()
 
 
 def _swatch(colour: str | None) -> QIcon:
+    """A checked chip's colour; none (not a blank that indents the name) for an unchecked one."""
+    if not colour:
+        return QIcon()
     pm = QPixmap(12, 12)
-    pm.fill(QColor(colour) if colour else Qt.GlobalColor.transparent)
+    pm.fill(QColor(colour))
     return QIcon(pm)
 
 
@@ -46,6 +48,7 @@ class ChipsPanel(QWidget):
         self.catalog = catalog
         self._colours: dict[str, str] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
+        self._derates_shown: dict[str, Derate | None] = {}  # (by chip: the figures shown)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
@@ -61,8 +64,13 @@ class ChipsPanel(QWidget):
         lay.addWidget(self.filter)
         lay.addWidget(self._build_tree(), 1)
         lay.addLayout(self._build_buttons())
-        lay.addWidget(self._build_what_if())
-        self.bindings = self._bind_what_ifs()
+        self.what_if = WhatIfBox(doc)
+        lay.addWidget(self.what_if)
+        w = self.what_if
+        self.peak_edit, self.hbm_edit, self.link_edit = w.peak_edit, w.hbm_edit, w.link_edit
+        self.derate_box, self.reset_button, self.whatif_message = (w.derate_box, w.reset_button,
+                                                                   w.message)
+        self.bindings = w.bindings
         self.reload()
         doc.changed.connect(self._on_changed)
         doc.replaced.connect(self._on_replaced)
@@ -119,65 +127,6 @@ class ChipsPanel(QWidget):
         row.addStretch(1)
         return row
 
-    def _build_what_if(self) -> QGroupBox:
-        box = QGroupBox("What if")
-        box.setToolTip("Scale every chip's figures to explore hardware that does not exist yet. "
-                       "Multipliers other than 1 are shown in the legend.")
-        g = QGridLayout(box)
-        g.setContentsMargins(6, 4, 6, 4)
-        g.setHorizontalSpacing(6)
-        g.setVerticalSpacing(2)
-        limits = {"max_value": WHAT_IF_MAX, "min_value": WHAT_IF_MIN}
-        self.peak_edit = QuantityEdit("Peak ×", "Multiply every chip's peak FLOP/s.", **limits)
-        self.hbm_edit = QuantityEdit("HBM ×", "Multiply every chip's HBM bandwidth.", **limits)
-        self.link_edit = QuantityEdit("Link ×", "Multiply every chip's link bandwidths.", **limits)
-        for i, (name, ed) in enumerate((("peak", self.peak_edit), ("hbm", self.hbm_edit),
-                                        ("link", self.link_edit))):
-            ed.setObjectName(f"whatif_{name}")
-            ed.setMaximumWidth(70)
-            g.addWidget(make_label(ed.label, ed, ed.toolTip()), 0, 2 * i)
-            g.addWidget(ed, 0, 2 * i + 1)
-            ed.editingFinished.connect(self.doc.seal)
-            g.addWidget(ed.message, 1, 0, 1, 7)  # (one line for whichever field is bad)
-        self.whatif_message = self.peak_edit.message
-        self.reset_button = QToolButton()
-        self.reset_button.setText("Reset")
-        self.reset_button.setAccessibleName("Reset")
-        self.reset_button.setToolTip("Set every what-if multiplier back to 1 and stop derating")
-        self.reset_button.clicked.connect(self.reset_what_ifs)
-        g.addWidget(self.reset_button, 0, 6)
-        self.derate_box = QCheckBox("Derate to achievable peak")
-        self.derate_box.setObjectName("derate")
-        self.derate_box.setAccessibleName("Derate to achievable peak")
-        self.derate_box.setToolTip("Use each chip's measured achievable fraction of peak (e.g. ~80 % "
-                                   "on H100, ~95 % on TPUs) instead of the spec-sheet peak.")
-        g.addWidget(self.derate_box, 2, 0, 1, 7)
-        return box
-
-    def _bind_what_ifs(self) -> list[Binding]:
-        def apply(b: Binding, v: Any) -> None:
-            self.doc.edit(f"Set {b.text}", lambda s: b.write(s, v), part=WHAT_IF,
-                          key=b.undo_key(), origin=self)
-
-        def multiplier(field: str):
-            def write(s: Scenario, v: float) -> None:
-                setattr(s.what_if, field, float(v))
-            return write
-
-        def w_derate(s: Scenario, v: bool) -> None:
-            s.derate = bool(v)
-
-        return [
-            bind(self.peak_edit, lambda s: s.what_if.peak, multiplier("peak"), key="whatif.peak",
-                 text="peak multiplier", apply=apply),
-            bind(self.hbm_edit, lambda s: s.what_if.hbm, multiplier("hbm"), key="whatif.hbm",
-                 text="HBM multiplier", apply=apply),
-            bind(self.link_edit, lambda s: s.what_if.link, multiplier("link"), key="whatif.link",
-                 text="link multiplier", apply=apply),
-            bind(self.derate_box, lambda s: s.derate, w_derate, key="derate", text="derating",
-                 apply=apply),
-        ]
-
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(340, 300)
 
@@ -189,20 +138,17 @@ class ChipsPanel(QWidget):
             self.tree.clear()
             self._items.clear()
             for chip in self.catalog:
-                p, bw, ridge = chip_headline(chip)
                 name = chip.name if chip.builtin else f"{chip.name} (custom)"
-                item = QTreeWidgetItem([name, p.replace("FLOP/s", "").strip(), bw.replace("B/s", "").strip(), ridge])
+                item = QTreeWidgetItem([name])
                 item.setData(COL_NAME, Qt.ItemDataRole.UserRole, chip.id)
                 item.setData(COL_NAME, _NAME_ROLE, name)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(COL_NAME, Qt.CheckState.Unchecked)
-                tip = chip_tooltip(chip)
-                for c in range(4):
-                    item.setToolTip(c, tip)
                 for c in (COL_PEAK, COL_HBM, COL_RIDGE):
                     item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.tree.addTopLevelItem(item)
                 self._items[chip.id] = item
+            self._derates_shown.clear()
         if current is None and self.doc.scenario.chips:
             current = self.doc.scenario.chips[0]
         if current:
@@ -213,10 +159,13 @@ class ChipsPanel(QWidget):
     def sync(self, origin: object = None) -> None:
         sc = self.doc.scenario
         checked = set(sc.chips)
-        derates = {d.chip: f" \u00b7 {d.summary()}" for d in sc.derates}
+        derates = {d.chip: d for d in sc.derates}
         with signals_blocked(self.tree):
             for cid, item in self._items.items():
-                name = item.data(COL_NAME, _NAME_ROLE) + derates.get(cid, "")
+                derate = derates.get(cid)
+                self._show_figures(cid, item, derate)
+                name = item.data(COL_NAME, _NAME_ROLE) + (f" \u00b7 {derate.summary()}"
+                                                          if derate else "")
                 if item.text(COL_NAME) != name:  # (a derate shows in the chip's name)
                     item.setText(COL_NAME, name)
                 state = Qt.CheckState.Checked if cid in checked else Qt.CheckState.Unchecked
@@ -226,10 +175,23 @@ class ChipsPanel(QWidget):
                 if item.data(COL_NAME, _COLOUR_ROLE) != colour:
                     item.setData(COL_NAME, _COLOUR_ROLE, colour)
                     item.setIcon(COL_NAME, _swatch(colour))
-        force = origin is not self
-        for b in self.bindings:
-            b.show(sc, force)
+        self.what_if.show_scenario(force=origin is not self and origin is not self.what_if)
         self._update_buttons()
+
+    def _show_figures(self, cid: str, item: QTreeWidgetItem, derate: Derate | None) -> None:
+        """The chip's figures, derated (marked, in italics) when its roofs are."""
+        chip = self.catalog.chips.get(cid)
+        if chip is None or self._derates_shown.get(cid, _UNSET) == derate:
+            return
+        self._derates_shown[cid] = derate
+        row = chip_row(chip, derate)
+        for c, text in zip((COL_PEAK, COL_HBM, COL_RIDGE), row.columns()):
+            item.setText(c, text)
+            font = item.font(c)
+            font.setItalic(row.derated)
+            item.setFont(c, font)
+        for c in range(4):
+            item.setToolTip(c, row.tooltip)
 
     def _on_changed(self, part: str, origin: object) -> None:
         """The checked chips, the what-ifs or derating changed."""
@@ -310,11 +272,7 @@ class ChipsPanel(QWidget):
         self.doc.edit(f"{'Show' if on else 'Hide'} {name}", change, part=CHIPS, origin=self)
 
     def reset_what_ifs(self) -> None:
-        def change(s: Scenario) -> None:
-            s.what_if.peak = s.what_if.hbm = s.what_if.link = 1.0
-            s.derate = False
-
-        self.doc.edit("Reset what-ifs", change, part=WHAT_IF)
+        self.what_if.reset()
 
     def _apply_filter(self, text: str) -> None:
         words = text.lower().split()

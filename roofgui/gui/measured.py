@@ -143,6 +143,8 @@ class MeasuredSession(QObject):
         """Place every kernel against the window's last evaluation and show them."""
         w = self.w
         if not self.sets and not self.placed and not self.notes:
+            if w.doc.scenario.derates or self.calibrator.box.chip_ids:
+                self.calibrator.update([])  # (a derate opened from a file: listed, removable)
             return  # (nothing imported and nothing shown: an edit changes nothing here)
         ev = w.evaluation if self.sets else None
         if ev is None:

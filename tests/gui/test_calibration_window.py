@@ -218,3 +218,73 @@ def test_a_fit_faster_than_the_roof_cannot_be_applied(win, qtbot, tmp_path):
     flush(w)
     assert w.doc.scenario.derates == []
     assert "cannot be applied" in session.panel.calibration.detail.text()
+
+
+
+def open_derated(w, tmp_path) -> None:
+    """Open the busy example with the derate 'my-cal' of the H100 (0.7, 0.8) in its file."""
+    data = json.loads(BUSY.read_text())
+    data["derates"] = [{"name": "my-cal", "chip": "h100-sxm", "compute": 0.7, "memory": 0.8,
+                        "note": "fitted from 8 kernels"}]
+    path = tmp_path / "derated.json"
+    path.write_text(json.dumps(data))
+    assert w.controller.open_path(path, ask=False)
+    flush(w)
+
+
+def remove_by_hand(w, session, qtbot) -> None:
+    """View > Measured, click the derated chip's row, click Remove Derate."""
+    if not session.dock.isVisible():
+        session.dock.toggleViewAction().trigger()
+        flush(w)
+    table = session.panel.calibration.table
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualItemRect(table.item(0, 0)).center())
+    qtbot.mouseClick(session.panel.calibration.remove_button, Qt.MouseButton.LeftButton)
+    flush(w)
+
+
+def test_a_derate_opened_from_a_file_is_listed_and_removable(win, qtbot, tmp_path):
+    w, session = win
+    bf16 = roof(w)
+    box = session.panel.calibration
+    assert not box.apply_button.isEnabled() and not box.remove_button.isEnabled()
+    open_derated(w, tmp_path)  # (no kernel imported in this window)
+    assert roof(w) == pytest.approx(bf16 + math.log10(0.7), abs=1e-9)
+    assert box.rows() == [(H100, "\u2014", "\u2014", "\u2014", "\u2014",
+                           "'my-cal' (compute 0.70, memory 0.80)")]
+    remove_by_hand(w, session, qtbot)
+    assert w.doc.scenario.derates == [] and roof(w) == pytest.approx(bf16, abs=1e-12)
+    assert box.rows() == [] and not box.remove_button.isEnabled()
+
+
+def figures(w, chip="h100-sxm") -> tuple[str, str, str]:
+    """The chips list's FLOP/s, HBM B/s and Ridge cells of ``chip``'s row."""
+    item = w.chips_panel.item(chip)
+    return item.text(1), item.text(2), item.text(3)
+
+
+def test_the_chip_list_shows_a_derated_chips_derated_figures(win, qtbot, tmp_path):
+    w, session = win
+    spec, h200 = figures(w), figures(w, "h200")
+    assert spec == ("989 T", "3.35 T", "295")
+    open_derated(w, tmp_path)
+    # the figures the roofs are drawn at (989 T x 0.7, 3.35 TB/s x 0.8, their ratio), marked
+    assert roof(w) == pytest.approx(math.log10(989.4e12 * 0.7), abs=1e-3)
+    assert figures(w) == ("\u2248 693 T", "\u2248 2.68 T", "\u2248 258")
+    item = w.chips_panel.item("h100-sxm")
+    assert all(item.font(c).italic() for c in (1, 2, 3))
+    tip = item.toolTip(1)
+    assert "Derated by 'my-cal' (compute 0.70, memory 0.80): bf16 peak 693 TFLOP/s" in tip
+    assert "Spec sheet: bf16 peak 989 TFLOP/s \u00b7 HBM 3.35 TB/s" in tip
+    assert "fitted from 8 kernels" in tip
+    assert figures(w, "h200") == h200  # (a chip without a derate keeps its spec figures)
+    assert not w.chips_panel.item("h200").font(1).italic()
+    # Remove Derate restores the spec figures; undoing that derates them again
+    remove_by_hand(w, session, qtbot)
+    assert w.doc.scenario.derates == []
+    assert figures(w) == spec and not item.font(1).italic()
+    assert "Derated" not in item.toolTip(1) and "bf16 peak 989 TFLOP/s" in item.toolTip(1)
+    w.controller.undo_action.trigger()
+    flush(w)
+    assert figures(w) == ("\u2248 693 T", "\u2248 2.68 T", "\u2248 258")

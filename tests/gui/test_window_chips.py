@@ -13,7 +13,7 @@ from roofgui.gui.main_window import MainWindow
 from roofgui.model.catalog import Catalog
 from roofgui.model.paths import user_chip_dir
 from roofgui.model.scenario import default_scenario
-from gui_helpers import close_quietly, open_window
+from gui_helpers import close_quietly, flush, open_window
 
 
 @pytest.fixture
@@ -239,3 +239,21 @@ def test_a_chip_file_name_too_long_is_one_notice_and_the_other_chips_still_draw(
     window.chips_panel.set_chip_checked("mi300x", True)  # and the window keeps working
     window.live.flush()
     assert {chip for chip, _ in window.roofline_plot.roof_labels} == {"h100-sxm", "mi300x"}
+
+
+
+def test_a_chip_unchecked_again_lines_up_with_the_never_checked(window):
+    """Unchecking a chip takes its colour swatch away, so that its name starts where the
+    names of the chips never checked do (a blank swatch left it indented)."""
+    panel = window.chips_panel
+    cid = next(c for c in panel.visible_ids() if c not in window.doc.scenario.chips)
+    item = panel.item(cid)
+    assert item.icon(0).isNull()
+    item.setCheckState(0, Qt.CheckState.Checked)
+    flush(window)  # (its colour comes with the plot's evaluation)
+    assert cid in window.doc.scenario.chips and not item.icon(0).isNull()
+    item.setCheckState(0, Qt.CheckState.Unchecked)
+    flush(window)
+    assert cid not in window.doc.scenario.chips
+    checked = set(window.doc.scenario.chips)
+    assert all(panel.item(cid).icon(0).isNull() for cid in panel.visible_ids() if cid not in checked)
