@@ -75,8 +75,11 @@ class LiveEvaluator(QObject):
         window.doc.replaced.connect(self.on_replaced)
 
     def on_replaced(self) -> None:
-        """A document opened: its reading's notices show until the first edit."""
+        """A document opened: its reading's notices show until the first edit, and its chips
+        take their colours afresh (as the same file exported or opened first would)."""
         self.opened_notices = list(self.w.doc.scenario.notices)
+        self.colours = {}
+        self.model_changed = True
 
     @property
     def evaluation(self) -> Evaluation:

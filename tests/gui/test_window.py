@@ -776,3 +776,19 @@ def test_an_example_opens_on_the_plot_that_answers_it_and_a_file_on_the_one_save
     assert window.tabs.currentIndex() == TAB_SWEEP
     assert window.controller.open_path(tmp_path / "roof.json", ask=False)
     assert window.tabs.currentIndex() == TAB_ROOFLINE
+
+
+def test_an_opened_file_colours_its_chips_as_its_export_does(window):
+    """Opening a file after another: its chips take their colours afresh, so the window shows
+    what ``roofgui export`` of the same file (and the README's screenshot) shows."""
+    from roofgui.presentation.plotdata import roofline_geometry
+
+    first = dict(window.live.colours)
+    assert first  # (the default example's chips hold the first colours)
+    assert window.controller.open_path(EXAMPLES / "09-mlp-on-three-gpus.json", ask=False)
+    flush(window)
+    fresh = roofline_geometry(window.scenario, window.evaluation,
+                              n_colours=len(window.roofline_plot.style.palette)).colours
+    assert window.live.colours == fresh
+    assert window.chips_panel is not None and window.chip_colours() == {
+        cid: window.roofline_plot.style.colour(slot) for cid, slot in fresh.items()}
