@@ -47,6 +47,7 @@ class CalibrationBox(QGroupBox):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
+        self.table.setTabKeyNavigation(False)  # (Tab moves on; the arrows move in it)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
@@ -67,6 +68,10 @@ class CalibrationBox(QGroupBox):
         lay.addLayout(row)
         self.chip_ids: list[str] = []
         self._shown: list[tuple[str, tuple[str, ...]]] = []
+
+    def focus_chain(self) -> list[QWidget]:
+        """The fits' table, Apply as Derate…, Remove Derate (for Tab)."""
+        return [self.table, self.apply_button, self.remove_button]
 
     def set_rows(self, rows: Sequence[tuple[str, tuple[str, ...]]]) -> None:
         """``(chip id, cells)`` per row; the selected chip stays selected."""

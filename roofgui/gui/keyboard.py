@@ -7,20 +7,60 @@ itself) and the results (the table, the working, the copy buttons), then back to
 title.  The window asks :func:`next_in_chain` at each Tab, so the order follows whatever fields
 the op editor shows (another kind of op, another set of data types) and the sweep plots
 built since.
+
+The parts added to the window once it is built (:mod:`roofgui.gui.features`) put their
+widgets in the order with :func:`add_to_chain`: the Tiling box after the op's fields, the
+Frontier tab's controls and plot after the other tabs' plots, a dock's controls after the
+results.  Whatever is hidden when Tab is pressed (another tab's page, a closed dock, a dock
+behind another) is skipped.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QToolButton, QWidget
+from typing import Callable, Iterable
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QApplication, QDockWidget, QToolButton, QWidget
+
+#: Where :func:`add_to_chain` puts a part's widgets: after the selected op's fields, after
+#: the plot tabs' controls and plots, after the results.
+AFTER_OP_FIELDS, AFTER_PLOTS, AFTER_RESULTS = "op fields", "plots", "results"
+
+
+class FocusParts(QObject):
+    """The window's later parts in its Tab order: at each place, functions that give a
+    part's widgets in reading order (asked at each Tab: a plot built since is in it)."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self.setObjectName("focusParts")
+        self.parts: dict[str, list[Callable[[], Iterable[QWidget]]]] = {
+            AFTER_OP_FIELDS: [], AFTER_PLOTS: [], AFTER_RESULTS: []}
+
+    def widgets(self, where: str) -> list[QWidget]:
+        return [x for part in self.parts[where] for x in part()]
+
+
+def focus_parts(window: QWidget) -> FocusParts:
+    """The window's :class:`FocusParts` (made at the first call)."""
+    found = window.findChild(FocusParts, "focusParts", Qt.FindChildOption.FindDirectChildrenOnly)
+    return found if found is not None else FocusParts(window)
+
+
+def add_to_chain(window: QWidget, where: str, widgets: Callable[[], Iterable[QWidget]]) -> None:
+    """Put a part's widgets (``widgets()``, in reading order) in the window's Tab order at
+    ``where`` (:data:`AFTER_OP_FIELDS`, :data:`AFTER_PLOTS` or :data:`AFTER_RESULTS`), after
+    those put there before."""
+    focus_parts(window).parts[where].append(widgets)
 
 
 def focus_chain(w) -> list[QWidget]:
     """The widgets Tab visits, in order (hidden or disabled ones are skipped as Tab goes)."""
     form, chips, res, sweep = w.form, w.chips_panel, w.results, w.sweep_controls
+    later = focus_parts(w)
     chain: list[QWidget] = [form.title.edit, form.ops.list]
     chain += form.ops.findChildren(QToolButton)  # Add, Duplicate, Rename, Remove, ▲, ▼
-    chain += form.editor.focus_chain()
+    chain += form.editor.focus_chain() + later.widgets(AFTER_OP_FIELDS)
     chain += [chips.filter, chips.tree, chips.spec_button, chips.new_button, chips.edit_button,
               chips.delete_button, chips.peak_edit, chips.hbm_edit, chips.link_edit,
               chips.reset_button, chips.derate_box]
@@ -29,9 +69,9 @@ def focus_chain(w) -> list[QWidget]:
     if corner is not None:
         chain.append(corner)
     chain += [sweep.dim_combo, sweep.start_edit, sweep.stop_edit, sweep.y_combo]
-    chain += w.built_plots()
+    chain += w.built_plots() + later.widgets(AFTER_PLOTS)
     chain += [res.summary, res.table, res.working_view, res.copy_button, res.copy_table_button]
-    return chain
+    return chain + later.widgets(AFTER_RESULTS)
 
 
 def make_focusable(w) -> None:
@@ -43,7 +83,19 @@ def make_focusable(w) -> None:
 
 def takes_tab(widget: QWidget, window: QWidget) -> bool:
     return (widget.window() is window and widget.isVisible() and widget.isEnabled()
-            and bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus))
+            and bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus)
+            and not behind_a_tab(widget, window))
+
+
+def behind_a_tab(widget: QWidget, window: QWidget) -> bool:
+    """Whether the widget is in a dock tabbed behind another (the Results behind the
+    Measured panel, say): Qt keeps such a dock visible but moves it out of the window."""
+    p = widget
+    while p is not None and p is not window:
+        if isinstance(p, QDockWidget):
+            return not p.geometry().intersects(window.rect())
+        p = p.parentWidget()
+    return False
 
 
 def next_in_chain(w, forward: bool) -> QWidget | None:

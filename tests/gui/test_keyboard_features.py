@@ -1,0 +1,184 @@
+"""The window's later parts by keyboard alone: Tab and Shift+Tab reach the Frontier tab's
+controls and plot, the LLM Breakdown and Measured docks (the Calibration box too) and the
+Tiling box when they are shown, in reading order, and skip them when they are not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from roofgui.gui.breakdown import session as breakdown_session
+from roofgui.gui.calibration import ApplyDerateDialog
+from roofgui.gui.levels import install_levels
+from roofgui.gui.llm_views import frontier_page
+from roofgui.gui.measured import install_measured
+from test_keyboard import in_order, tab_round
+
+EIGHT_GPUS = EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"
+BUSY = EXAMPLES / "09-mlp-on-three-gpus.json"
+CAL = Path(__file__).resolve().parents[1] / "fixtures" / "measured" / "calibration_h100.csv"
+
+
+@pytest.fixture
+def llm(qtbot, shipped):
+    w = open_window(shipped, restore=False)
+    assert w.controller.open_path(EIGHT_GPUS, ask=False)
+    flush(w)
+    yield w
+    close_quietly(w)
+
+
+@pytest.fixture
+def busy(qtbot, shipped):
+    w = open_window(shipped, restore=False)
+    assert w.controller.open_path(BUSY, ask=False)
+    flush(w)
+    yield w
+    close_quietly(w)
+
+
+def press(w, qtbot, key: Qt.Key, text: str):
+    """The shortcut ``key`` with Ctrl, as a user would (the action itself where the platform
+    gives the window no focus)."""
+    w.activateWindow()
+    qtbot.keyClick(w, key, Qt.KeyboardModifier.ControlModifier)
+    return next(a for a in w.actions() if a.shortcut().toString() == text)
+
+
+def show_frontier(w, qtbot):
+    action = press(w, qtbot, Qt.Key.Key_3, "Ctrl+3")
+    page = frontier_page(w)
+    if w.tabs.currentWidget() is not page:
+        action.trigger()
+    flush(w)
+    assert w.tabs.currentWidget() is page
+    return page
+
+
+def tab_to(qtbot, target, limit=80) -> int:
+    """Press Tab from the focused widget until ``target`` has the focus; how many presses."""
+    for n in range(1, limit + 1):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        if QApplication.focusWidget() is target:
+            return n
+    raise AssertionError(f"Tab never reached {target.accessibleName() or target}")
+
+
+def round_trip(w, qtbot):
+    """Tab round from the title; Shift+Tab goes the same round backwards."""
+    title = w.form.title.edit
+    seen = tab_round(qtbot, title)
+    assert len(seen) == len(set(seen)) and all(x.isVisible() for x in seen)
+    assert tab_round(qtbot, title, Qt.Key.Key_Backtab) == seen[::-1]
+    return seen
+
+
+def test_tab_on_the_frontier_tab_reaches_its_controls_and_a_limit_redraws(llm, qtbot):
+    page = show_frontier(llm, qtbot)
+    bar = llm.tabs.tabBar()
+    controls = [page.chip_combo, page.chips_spin, page.link_combo, page.ttft_edit,
+                page.tpot_edit, page.throughput_combo, page.fit_button]
+    seen = round_trip(llm, qtbot)
+    assert in_order(seen, [bar, *controls, page.plot, llm.results.table])
+    assert llm.roofline_plot not in seen and llm.sweep_controls.dim_combo not in seen
+    # from the tab bar: Tab, Tab, Tab, Tab to the TTFT limit; type one, Enter
+    assert page.ttft_edit.text() == "" and page.result["ttft_limit"] is None
+    assert "TTFT" not in " ".join(label.text for _s, label in page.plot.legend.items)
+    bar.setFocus()
+    assert tab_to(qtbot, page.ttft_edit) == 4
+    qtbot.keyClicks(page.ttft_edit, "300 ms")
+    qtbot.keyClick(page.ttft_edit, Qt.Key.Key_Return)
+    flush(llm)
+    assert page.result["ttft_limit"] == pytest.approx(0.3)
+    assert page.plot.ttft_line.getData()[0].size >= 1
+    assert "TTFT ≤ 300 ms" in [label.text for _s, label in page.plot.legend.items]
+    # the switches answer the arrows
+    assert tab_to(qtbot, page.throughput_combo) == 2
+    was = page.throughput_combo.currentIndex()
+    qtbot.keyClick(page.throughput_combo, Qt.Key.Key_Down)
+    assert page.throughput_combo.currentIndex() != was
+    # back on the Roofline tab: the Frontier's controls are skipped
+    llm.tabs.setCurrentIndex(0)
+    flush(llm)
+    seen = round_trip(llm, qtbot)
+    assert in_order(seen, [bar, llm.roofline_plot, llm.results.table])
+    assert not {*controls, page.plot} & set(seen)
+
+
+def test_tab_reaches_the_breakdown_chip_and_table_after_the_results(llm, qtbot):
+    panel = breakdown_session(llm).panel
+    before = round_trip(llm, qtbot)
+    assert panel.chip_combo not in before and panel.table not in before  # (hidden)
+    action = press(llm, qtbot, Qt.Key.Key_B, "Ctrl+B")
+    if not action.isChecked():
+        action.trigger()
+    flush(llm)
+    QApplication.processEvents()  # (the dock is raised once shown)
+    assert panel.isVisible() and panel.chip_combo.isEnabled()
+    seen = round_trip(llm, qtbot)
+    assert in_order(seen, [llm.tabs.tabBar(), llm.roofline_plot, panel.chip_combo, panel.table])
+    assert seen.index(panel.table) == len(seen) - 1  # (the last before the title again)
+    llm.tabs.tabBar().setFocus()
+    tab_to(qtbot, panel.chip_combo)
+    was = panel.chip_combo.currentIndex()
+    qtbot.keyClick(panel.chip_combo, Qt.Key.Key_Down)
+    assert panel.chip_combo.currentIndex() != was
+    qtbot.keyClick(panel.chip_combo, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is panel.table
+    action.trigger()  # Ctrl+B again: hidden, skipped
+    flush(llm)
+    assert not {panel.chip_combo, panel.table} & set(round_trip(llm, qtbot))
+
+
+def test_tab_reaches_the_measured_table_and_the_calibration(busy, qtbot):
+    s = install_measured(busy)
+    panel, box = s.panel, s.panel.calibration
+    assert not {panel.table, box.table} & set(round_trip(busy, qtbot))  # (no dock yet)
+    assert s.import_files([CAL])
+    flush(busy)
+    QApplication.processEvents()
+    assert panel.isVisible()
+    seen = round_trip(busy, qtbot)
+    assert in_order(seen, [busy.roofline_plot, panel.import_button, panel.clear_button,
+                           panel.table, box.table, box.apply_button])
+    assert busy.results.table not in seen  # (the Measured dock is in front of it)
+    # Tab leaves a table at once (the arrows move in it), and Space on Apply asks for a name
+    panel.table.setFocus()
+    qtbot.keyClick(panel.table, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is box.table
+    qtbot.keyClick(box.table, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is box.apply_button
+    qtbot.keyClick(box.apply_button, Qt.Key.Key_Space)
+    dlg = busy.findChild(ApplyDerateDialog)
+    assert dlg is not None and dlg.isVisible()
+    dlg.reject()
+    busy.activateWindow()  # (the window, not the dialog gone, has the focus again)
+    QApplication.processEvents()
+    # the dock closed: skipped
+    s.dock.toggleViewAction().trigger()
+    flush(busy)
+    seen = round_trip(busy, qtbot)
+    assert not {panel.import_button, panel.table, box.table, box.apply_button} & set(seen)
+    assert busy.results.table in seen
+
+
+def test_tab_reaches_the_tile_of_a_matmul_and_skips_it_for_other_ops(busy, qtbot):
+    tile = install_levels(busy).box
+    ed, chips = busy.form.editor, busy.chips_panel
+    assert busy.doc.scenario.ops[busy.doc.scenario.selected].kind == "matmul"
+    seen = round_trip(busy, qtbot)
+    assert in_order(seen, [ed.kind_combo, ed.axis_combo, tile.edit, chips.filter])
+    ed.link_combo.setFocus()
+    tab_to(qtbot, tile.edit)
+    qtbot.keyClicks(tile.edit, "128x128x64")
+    qtbot.keyClick(tile.edit, Qt.Key.Key_Return)
+    flush(busy)
+    sc = busy.doc.scenario
+    assert sc.ops[sc.selected].tile == {"bm": 128, "bn": 128, "bk": 64}
+    busy.form.ops.add_op("dot")
+    flush(busy)
+    assert not tile.isVisible() and tile.edit not in round_trip(busy, qtbot)
