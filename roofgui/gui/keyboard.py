@@ -11,8 +11,9 @@ built since.
 The parts added to the window once it is built (:mod:`roofgui.gui.features`) put their
 widgets in the order with :func:`add_to_chain`: the Tiling box after the op's fields, the
 Frontier tab's controls and plot after the other tabs' plots, a dock's controls after the
-results.  Whatever is hidden when Tab is pressed (another tab's page, a closed dock, a dock
-behind another) is skipped.
+results.  Then come the tabs of docks tabbed together (Results, Measured, LLM Breakdown),
+whose arrows bring a dock to the front.  Whatever is hidden when Tab is pressed (another
+tab's page, a closed dock, a dock behind another) is skipped.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QApplication, QDockWidget, QToolButton, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QTabBar, QToolButton, QWidget
 
 #: Where :func:`add_to_chain` puts a part's widgets: after the selected op's fields, after
 #: the plot tabs' controls and plots, after the results.
@@ -71,7 +72,13 @@ def focus_chain(w) -> list[QWidget]:
     chain += [sweep.dim_combo, sweep.start_edit, sweep.stop_edit, sweep.y_combo]
     chain += w.built_plots() + later.widgets(AFTER_PLOTS)
     chain += [res.summary, res.table, res.working_view, res.copy_button, res.copy_table_button]
-    return chain + later.widgets(AFTER_RESULTS)
+    return chain + later.widgets(AFTER_RESULTS) + dock_tab_bars(w)
+
+
+def dock_tab_bars(w) -> list[QWidget]:
+    """The tab bars the window shows under docks tabbed together, top to bottom."""
+    bars = w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    return sorted(bars, key=lambda b: (b.y(), b.x()))
 
 
 def make_focusable(w) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QTabBar
 
 from gui_helpers import EXAMPLES, close_quietly, flush, open_window
 from roofgui.gui.breakdown import session as breakdown_session
@@ -121,7 +121,7 @@ def test_tab_reaches_the_breakdown_chip_and_table_after_the_results(llm, qtbot):
     assert panel.isVisible() and panel.chip_combo.isEnabled()
     seen = round_trip(llm, qtbot)
     assert in_order(seen, [llm.tabs.tabBar(), llm.roofline_plot, panel.chip_combo, panel.table])
-    assert seen.index(panel.table) == len(seen) - 1  # (the last before the title again)
+    assert seen.index(panel.table) == len(seen) - 2  # (then the docks' tabs, the title)
     llm.tabs.tabBar().setFocus()
     tab_to(qtbot, panel.chip_combo)
     was = panel.chip_combo.currentIndex()
@@ -164,6 +164,24 @@ def test_tab_reaches_the_measured_table_and_the_calibration(busy, qtbot):
     seen = round_trip(busy, qtbot)
     assert not {panel.import_button, panel.table, box.table, box.apply_button} & set(seen)
     assert busy.results.table in seen
+
+
+def test_the_arrows_on_the_docks_tabs_bring_the_results_back_in_front(busy, qtbot):
+    s = install_measured(busy)
+    assert s.import_files([CAL])
+    flush(busy)
+    QApplication.processEvents()
+    seen = round_trip(busy, qtbot)
+    tabs = seen[-1]  # (the last before the title: the tabs under the docks)
+    assert isinstance(tabs, QTabBar) and tabs.tabText(tabs.currentIndex()) == "Measured"
+    assert in_order(seen, [s.panel.calibration.apply_button, tabs])
+    s.panel.table.setFocus()
+    tab_to(qtbot, tabs)
+    qtbot.keyClick(tabs, Qt.Key.Key_Left)
+    QApplication.processEvents()
+    assert tabs.tabText(tabs.currentIndex()) == "Results"
+    seen = round_trip(busy, qtbot)
+    assert in_order(seen, [busy.results.table, tabs]) and s.panel.table not in seen
 
 
 def test_tab_reaches_the_tile_of_a_matmul_and_skips_it_for_other_ops(busy, qtbot):
