@@ -13,15 +13,18 @@ widgets in the order with :func:`add_to_chain`: the Tiling box after the op's fi
 Frontier tab's controls and plot after the other tabs' plots, a dock's controls after the
 results.  Then come the tabs of docks tabbed together (Results, Measured, LLM Breakdown),
 whose arrows bring a dock to the front.  Whatever is hidden when Tab is pressed (another
-tab's page, a closed dock, a dock behind another) is skipped.
+tab's page, a closed dock, a dock behind another) is skipped.  A plot draws no focus of its
+own: while Tab has put the focus on one, a :class:`FocusRing` shows it.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QApplication, QDockWidget, QTabBar, QToolButton, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QPalette, QRegion
+from PySide6.QtWidgets import (QApplication, QDockWidget, QGraphicsView, QTabBar, QToolButton,
+                               QWidget)
 
 #: Where :func:`add_to_chain` puts a part's widgets: after the selected op's fields, after
 #: the plot tabs' controls and plots, after the results.
@@ -37,9 +40,50 @@ class FocusParts(QObject):
         self.setObjectName("focusParts")
         self.parts: dict[str, list[Callable[[], Iterable[QWidget]]]] = {
             AFTER_OP_FIELDS: [], AFTER_PLOTS: [], AFTER_RESULTS: []}
+        self.ring = FocusRing(window)
+        QApplication.instance().focusChanged.connect(self.focus_moved)
+
+    def focus_moved(self, _old: QWidget | None, new: QWidget | None) -> None:
+        if new is not None and new is not self.ring.parentWidget():  # (None: another app)
+            self.ring.hide()
 
     def widgets(self, where: str) -> list[QWidget]:
         return [x for part in self.parts[where] for x in part()]
+
+
+class FocusRing(QWidget):
+    """A ring of the highlight colour just inside a widget that draws no focus of its own
+    (a plot); :meth:`show_on` puts it there, in front of the widget's picture."""
+
+    WIDTH = 2
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("focusRing")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setAutoFillBackground(True)
+        self.setBackgroundRole(QPalette.ColorRole.Highlight)
+        self.hide()
+
+    def show_on(self, widget: QWidget) -> None:
+        if self.parentWidget() is not widget:
+            self.setParent(widget)
+            widget.installEventFilter(self)
+        self.place()
+        self.raise_()
+        self.show()
+
+    def place(self) -> None:
+        r = self.parentWidget().rect()
+        self.setGeometry(r)
+        inner = r.adjusted(self.WIDTH, self.WIDTH, -self.WIDTH, -self.WIDTH)
+        self.setMask(QRegion(r).subtracted(QRegion(inner)))  # (only the ring: the plot's
+                                                             # own updates never repaint it)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if obj is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            self.place()
+        return False
 
 
 def focus_parts(window: QWidget) -> FocusParts:
@@ -119,5 +163,7 @@ def next_in_chain(w, forward: bool) -> QWidget | None:
     for k in range(1, len(chain) + 1):
         cand = chain[(i + step * k) % len(chain)]
         if takes_tab(cand, w):
+            if isinstance(cand, QGraphicsView):  # (a plot: the ring shows its focus)
+                focus_parts(w).ring.show_on(cand)
             return cand
     return None

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QTabBar
 
 from gui_helpers import EXAMPLES, close_quietly, flush, open_window
@@ -107,6 +108,33 @@ def test_tab_on_the_frontier_tab_reaches_its_controls_and_a_limit_redraws(llm, q
     seen = round_trip(llm, qtbot)
     assert in_order(seen, [bar, llm.roofline_plot, llm.results.table])
     assert not {*controls, page.plot} & set(seen)
+
+
+def ring_colour(plot) -> set[str]:
+    """The colours of the plot's picture on the screen one pixel inside its edges."""
+    img = plot.window().grab().toImage()
+    r = plot.rect().translated(plot.mapTo(plot.window(), plot.rect().topLeft()))
+    edges = [(r.left() + 1, r.center().y()), (r.right() - 1, r.center().y()),
+             (r.center().x(), r.top() + 1), (r.center().x(), r.bottom() - 1)]
+    return {img.pixelColor(x, y).name() for x, y in edges}
+
+
+def test_a_plot_tab_moves_to_shows_a_ring_until_the_focus_leaves(llm, qtbot):
+    plot = llm.roofline_plot
+    highlight = plot.palette().color(QPalette.ColorRole.Highlight).name()
+    assert ring_colour(plot) != {highlight}
+    llm.tabs.tabBar().setFocus()
+    assert tab_to(qtbot, plot) == 2  # (the tab bar, Fit, the plot)
+    assert ring_colour(plot) == {highlight}
+    qtbot.keyClick(plot, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is not plot and ring_colour(plot) != {highlight}
+    page = show_frontier(llm, qtbot)
+    page.fit_button.setFocus()
+    qtbot.keyClick(page.fit_button, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is page.plot and ring_colour(page.plot) == {highlight}
+    qtbot.keyClick(page.plot, Qt.Key.Key_Backtab)
+    assert QApplication.focusWidget() is page.fit_button
+    assert ring_colour(page.plot) != {highlight}
 
 
 def test_tab_reaches_the_breakdown_chip_and_table_after_the_results(llm, qtbot):
