@@ -194,6 +194,28 @@ def test_tab_reaches_the_measured_table_and_the_calibration(busy, qtbot):
     assert busy.results.table in seen
 
 
+def test_the_calibration_row_tab_moves_to_can_be_seen_in_a_short_window(qtbot, shipped):
+    for size in ((1280, 720), (1600, 1000)):
+        w = open_window(shipped, restore=False, size=size)
+        try:
+            assert w.controller.open_path(BUSY, ask=False)
+            s = install_measured(w)
+            assert s.import_files([CAL])
+            flush(w)
+            QApplication.processEvents()
+            box = s.panel.calibration
+            box.apply_button.setFocus()
+            qtbot.keyClick(box.apply_button, Qt.Key.Key_Backtab)
+            assert QApplication.focusWidget() is box.table
+            t = box.table
+            assert t.viewport().height() >= t.rowHeight(0) > 0, size  # its row, whole
+            assert box.detail.geometry().top() >= t.geometry().bottom(), size  # not over it
+            if size[1] >= 1000:  # (room enough: every line of the fit's paragraph)
+                assert box.detail.height() >= box.detail.heightForWidth(box.detail.width())
+        finally:
+            close_quietly(w)
+
+
 def test_the_arrows_on_the_docks_tabs_bring_the_results_back_in_front(busy, qtbot):
     s = install_measured(busy)
     assert s.import_files([CAL])
