@@ -14,7 +14,8 @@ Frontier tab's controls and plot after the other tabs' plots, a dock's controls 
 results.  Then come the tabs of docks tabbed together (Results, Measured, LLM Breakdown),
 whose arrows bring a dock to the front.  Whatever is hidden when Tab is pressed (another
 tab's page, a closed dock, a dock behind another) is skipped.  A plot draws no focus of its
-own: while Tab has put the focus on one, a :class:`FocusRing` shows it.
+own, and a table, a list or a text view only a faint one on its current cell: while Tab has
+put the focus on one of them, a :class:`FocusRing` shows it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from typing import Callable, Iterable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette, QRegion
-from PySide6.QtWidgets import (QApplication, QDockWidget, QGraphicsView, QTabBar, QToolButton,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QDockWidget, QTabBar,
+                               QToolButton, QWidget)
 
 #: Where :func:`add_to_chain` puts a part's widgets: after the selected op's fields, after
 #: the plot tabs' controls and plots, after the results.
@@ -52,8 +53,8 @@ class FocusParts(QObject):
 
 
 class FocusRing(QWidget):
-    """A ring of the highlight colour just inside a widget that draws no focus of its own
-    (a plot); :meth:`show_on` puts it there, in front of the widget's picture."""
+    """A ring of the highlight colour just inside a widget that draws little or no focus of
+    its own (a plot, a table); :meth:`show_on` puts it there, in front of the widget's picture."""
 
     WIDTH = 2
 
@@ -77,7 +78,7 @@ class FocusRing(QWidget):
         r = self.parentWidget().rect()
         self.setGeometry(r)
         inner = r.adjusted(self.WIDTH, self.WIDTH, -self.WIDTH, -self.WIDTH)
-        self.setMask(QRegion(r).subtracted(QRegion(inner)))  # (only the ring: the plot's
+        self.setMask(QRegion(r).subtracted(QRegion(inner)))  # (only the ring: the widget's
                                                              # own updates never repaint it)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
@@ -163,7 +164,7 @@ def next_in_chain(w, forward: bool) -> QWidget | None:
     for k in range(1, len(chain) + 1):
         cand = chain[(i + step * k) % len(chain)]
         if takes_tab(cand, w):
-            if isinstance(cand, QGraphicsView):  # (a plot: the ring shows its focus)
+            if isinstance(cand, QAbstractScrollArea):  # (a plot, a table: the ring shows it)
                 focus_parts(w).ring.show_on(cand)
             return cand
     return None

@@ -119,15 +119,16 @@ def ring_colour(plot) -> set[str]:
     return {img.pixelColor(x, y).name() for x, y in edges}
 
 
-def test_a_plot_tab_moves_to_shows_a_ring_until_the_focus_leaves(llm, qtbot):
-    plot = llm.roofline_plot
+def test_a_plot_or_table_tab_moves_to_shows_a_ring_until_the_focus_leaves(llm, qtbot):
+    plot, summary = llm.roofline_plot, llm.results.summary
     highlight = plot.palette().color(QPalette.ColorRole.Highlight).name()
     assert ring_colour(plot) != {highlight}
     llm.tabs.tabBar().setFocus()
     assert tab_to(qtbot, plot) == 2  # (the tab bar, Fit, the plot)
     assert ring_colour(plot) == {highlight}
     qtbot.keyClick(plot, Qt.Key.Key_Tab)
-    assert QApplication.focusWidget() is not plot and ring_colour(plot) != {highlight}
+    assert QApplication.focusWidget() is summary  # (the results' table: the ring moves)
+    assert ring_colour(plot) != {highlight} and ring_colour(summary) == {highlight}
     page = show_frontier(llm, qtbot)
     page.fit_button.setFocus()
     qtbot.keyClick(page.fit_button, Qt.Key.Key_Tab)
