@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette, QRegion
 from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QDockWidget, QTabBar,
@@ -41,12 +42,21 @@ class FocusParts(QObject):
         self.setObjectName("focusParts")
         self.parts: dict[str, list[Callable[[], Iterable[QWidget]]]] = {
             AFTER_OP_FIELDS: [], AFTER_PLOTS: [], AFTER_RESULTS: []}
-        self.ring = FocusRing(window)
+        self.main_window = window
+        self._ring = FocusRing(window)
         QApplication.instance().focusChanged.connect(self.focus_moved)
 
+    @property
+    def ring(self) -> FocusRing:
+        """The ring (a new one if the widget it was on has been deleted, and it with it)."""
+        if not shiboken6.isValid(self._ring):
+            self._ring = FocusRing(self.main_window)
+        return self._ring
+
     def focus_moved(self, _old: QWidget | None, new: QWidget | None) -> None:
-        if new is not None and new is not self.ring.parentWidget():  # (None: another app)
-            self.ring.hide()
+        ring = self.ring
+        if new is not None and new is not ring.parentWidget():  # (None: another app)
+            ring.hide()
 
     def widgets(self, where: str) -> list[QWidget]:
         return [x for part in self.parts[where] for x in part()]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QTabBar
 
@@ -251,3 +251,25 @@ def test_tab_reaches_the_tile_of_a_matmul_and_skips_it_for_other_ops(busy, qtbot
     busy.form.ops.add_op("dot")
     flush(busy)
     assert not tile.isVisible() and tile.edit not in round_trip(busy, qtbot)
+
+
+def test_the_ring_outlives_a_widget_it_was_on(qtbot):
+    from PySide6.QtWidgets import QListWidget, QVBoxLayout, QWidget
+
+    from roofgui.gui.keyboard import focus_parts
+
+    top = QWidget()
+    qtbot.addWidget(top)
+    lists = [QListWidget(), QListWidget()]
+    lay = QVBoxLayout(top)
+    for x in lists:
+        lay.addWidget(x)
+    top.show()
+    parts = focus_parts(top)
+    parts.ring.show_on(lists[0])
+    lists[0].deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    lists[1].setFocus()
+    parts.focus_moved(None, lists[1])  # (no error: a new ring, hidden)
+    parts.ring.show_on(lists[1])
+    assert parts.ring.isVisible() and parts.ring.geometry() == lists[1].rect()
