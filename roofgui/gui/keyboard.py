@@ -25,8 +25,8 @@ from typing import Callable, Iterable
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette, QRegion
-from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QDockWidget, QTabBar,
-                               QToolButton, QWidget)
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QDockWidget, QScrollArea,
+                               QTabBar, QToolButton, QWidget)
 
 #: Where :func:`add_to_chain` puts a part's widgets: after the selected op's fields, after
 #: the plot tabs' controls and plots, after the results.
@@ -45,6 +45,10 @@ class FocusParts(QObject):
         self.main_window = window
         self._ring = FocusRing(window)
         QApplication.instance().focusChanged.connect(self.focus_moved)
+        for area in window.findChildren(QScrollArea):
+            if area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+                bar = area.horizontalScrollBar()  # (Tab's scroll to a field wider than the
+                bar.valueChanged.connect(lambda v, b=bar: v and b.setValue(0))  # area: undone)
 
     @property
     def ring(self) -> FocusRing:

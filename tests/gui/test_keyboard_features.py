@@ -217,6 +217,24 @@ def test_the_calibration_row_tab_moves_to_can_be_seen_in_a_short_window(qtbot, s
             close_quietly(w)
 
 
+def test_tab_through_a_form_wider_than_its_dock_never_scrolls_it_sideways(qtbot, shipped):
+    w = open_window(shipped, restore=False, size=(1280, 720))
+    try:
+        assert w.controller.open_path(EIGHT_GPUS, ask=False)
+        flush(w)
+        area = w.form_dock.widget()
+        title, ops = w.form.title.edit, w.form.ops.list
+        title.setFocus()
+        for _ in range(6):  # the title, the op list, its buttons, the op's type
+            qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+            assert area.horizontalScrollBar().value() == 0
+        assert ops.mapTo(area.viewport(), ops.rect().topLeft()).x() >= 0  # (its left edge)
+        seen = round_trip(w, qtbot)
+        assert w.form.editor.kind_combo in seen and area.horizontalScrollBar().value() == 0
+    finally:
+        close_quietly(w)
+
+
 def test_the_arrows_on_the_docks_tabs_bring_the_results_back_in_front(busy, qtbot):
     s = install_measured(busy)
     assert s.import_files([CAL])
