@@ -15,7 +15,8 @@ results.  Then come the tabs of docks tabbed together (Results, Measured, LLM Br
 whose arrows bring a dock to the front.  Whatever is hidden when Tab is pressed (another
 tab's page, a closed dock, a dock behind another) is skipped.  A plot draws no focus of its
 own, and a table, a list or a text view only a faint one on its current cell: while Tab has
-put the focus on one of them, a :class:`FocusRing` shows it.
+put the focus on one of them, a :class:`FocusRing` shows it.  A scroll area with no
+horizontal bar (the Scenario form's) brings a field into view up or down, never sideways.
 """
 
 from __future__ import annotations
@@ -47,8 +48,7 @@ class FocusParts(QObject):
         QApplication.instance().focusChanged.connect(self.focus_moved)
         for area in window.findChildren(QScrollArea):
             if area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
-                bar = area.horizontalScrollBar()  # (Tab's scroll to a field wider than the
-                bar.valueChanged.connect(lambda v, b=bar: v and b.setValue(0))  # area: undone)
+                never_sideways(area)
 
     @property
     def ring(self) -> FocusRing:
@@ -99,6 +99,13 @@ class FocusRing(QWidget):
         if obj is self.parentWidget() and event.type() == QEvent.Type.Resize:
             self.place()
         return False
+
+
+def never_sideways(area: QScrollArea) -> None:
+    """Undo any sideways scroll of a scroll area whose horizontal bar is off: the one a Tab
+    to a field wider than the area makes, which hides the labels with no bar to scroll back."""
+    bar = area.horizontalScrollBar()
+    bar.valueChanged.connect(lambda v: v and bar.setValue(0))
 
 
 def focus_parts(window: QWidget) -> FocusParts:
