@@ -15,6 +15,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget
 
 from roofgui.gui.breakdown_panel import BreakdownPanel
+from roofgui.gui.keyboard import AFTER_RESULTS, add_to_chain
 from roofgui.gui.menus import ensure_mnemonics
 from roofgui.plotting.breakdown_layer import BreakdownLayer
 from roofgui.presentation.llm_breakdown import Breakdown, llm_breakdown
@@ -38,6 +39,7 @@ class BreakdownSession(QObject):
         self.layer = BreakdownLayer(window.roofline_plot)
         self.panel = BreakdownPanel()
         self.dock = self._make_dock()
+        add_to_chain(window, AFTER_RESULTS, self.panel.focus_chain)
         self.action = self.dock.toggleViewAction()
         self.action.setText(ACTION_TEXT)
         self.action.setShortcut(QKeySequence("Ctrl+B"))

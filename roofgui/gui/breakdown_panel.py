@@ -58,6 +58,10 @@ class BreakdownPanel(QWidget):
         lay.addWidget(split, 1)
         self.chip_combo.currentIndexChanged.connect(lambda _i: self.show_chip())
 
+    def focus_chain(self) -> list[QWidget]:
+        """The chip, then the parts' table (for Tab)."""
+        return [self.chip_combo, self.table]
+
     def set_style(self, style) -> None:
         """The plot style the bars are drawn in (the roofline's)."""
         self.style = style

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox,
                                QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem,
@@ -47,11 +47,12 @@ class CalibrationBox(QGroupBox):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
+        self.table.setTabKeyNavigation(False)  # (Tab moves on; the arrows move in it)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
-        self.detail = QLabel("Import measured kernels to fit each chip's achievable fractions.")
-        self.detail.setWordWrap(True)
+        self.table.setMinimumHeight(one_row_high(self.table))
+        self.detail = Paragraph("Import measured kernels to fit each chip's achievable fractions.")
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.detail)
         row = QHBoxLayout()
@@ -68,6 +69,10 @@ class CalibrationBox(QGroupBox):
         lay.addLayout(row)
         self.chip_ids: list[str] = []
         self._shown: list[tuple[str, tuple[str, ...]]] = []
+
+    def focus_chain(self) -> list[QWidget]:
+        """The fits' table, Apply as Derate…, Remove Derate (for Tab)."""
+        return [self.table, self.apply_button, self.remove_button]
 
     def set_rows(self, rows: Sequence[tuple[str, tuple[str, ...]]]) -> None:
         """``(chip id, cells)`` per row; the selected chip stays selected."""
@@ -101,6 +106,39 @@ class CalibrationBox(QGroupBox):
         t = self.table
         return [tuple(t.item(r, c).text() for c in range(t.columnCount()))
                 for r in range(t.rowCount())]
+
+
+class Paragraph(QLabel):
+    """Word-wrapped text, top-aligned, that asks for the lines it needs at its width and
+    makes do with one: in a short dock its last lines are cut, never the table above it (a
+    plain word-wrapped QLabel gets its whole height first, the table squeezed for it)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt API
+        return False
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(super().sizeHint().width(), self.heightForWidth(max(self.width(), 1)))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(super().minimumSizeHint().width(), self.fontMetrics().lineSpacing())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # (another width: another number of lines)
+
+
+def one_row_high(table: QTableWidget) -> int:
+    """The height that shows a table's header, a row and its scroll bar: the row selected
+    (and the focus on it) stays readable in a short dock."""
+    return (table.horizontalHeader().sizeHint().height()
+            + table.verticalHeader().defaultSectionSize()
+            + table.horizontalScrollBar().sizeHint().height() + 2 * table.frameWidth())
 
 
 class ApplyDerateDialog(QDialog):

@@ -106,6 +106,12 @@ class FrontierPage(QWidget):
             self.layout().addWidget(self._plot, 1)
         return self._plot
 
+    def focus_chain(self) -> list[QWidget]:
+        """The controls in reading order, then the plot once built (for Tab)."""
+        return [self.chip_combo, self.chips_spin, self.link_combo, self.ttft_edit,
+                self.tpot_edit, self.throughput_combo, self.fit_button,
+                *([self._plot] if self._plot is not None else [])]
+
     def restyle(self) -> None:
         """The window's plot style (light or dark, as its palette)."""
         style = self.w.roofline_plot.style

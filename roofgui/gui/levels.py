@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QVBoxLayout
 
 from roofgui.gui.document import op_part
+from roofgui.gui.keyboard import AFTER_OP_FIELDS, add_to_chain
 from roofgui.gui.measured import session as measured_session
 from roofgui.model.errors import ModelError
 from roofgui.model.tiling import TILED_KINDS, make_tile
@@ -139,6 +140,7 @@ class LevelsSession(QObject):
         editor = window.form.editor
         lay = editor.layout()
         lay.insertWidget(max(lay.indexOf(editor.empty), 0), self.box)
+        add_to_chain(window, AFTER_OP_FIELDS, lambda: [self.box.edit])  # (a matmul's only)
         self.geometry = LevelsGeometry()
         live = getattr(window, "live", None)
         if live is not None and hasattr(live, "evaluated"):

@@ -12,6 +12,7 @@ from PySide6.QtGui import QKeySequence
 
 from roofgui.gui.breakdown import install_breakdown
 from roofgui.gui.frontier_page import FrontierPage
+from roofgui.gui.keyboard import AFTER_PLOTS, add_to_chain
 from roofgui.gui.menus import ensure_mnemonics
 
 FRONTIER_TAB_TEXT = "Fro&ntier"
@@ -37,6 +38,7 @@ def install_frontier(window) -> FrontierPage:
     tabs.setTabToolTip(index, "Tokens/s per chip against tokens/s per user over batch and "
                               "tensor parallelism, with TTFT and TPOT limits (Ctrl+3)")
     window.live.evaluated.connect(lambda _ev: page.mark_stale())
+    add_to_chain(window, AFTER_PLOTS, page.focus_chain)  # (Tab: shown with its tab only)
     fit = tabs.cornerWidget(Qt.Corner.TopRightCorner)
     # the window's Fit, Export and Copy act on its own plots: off while the Frontier shows
     # (the page has its own Fit, Ctrl+0), and back as they were when it is left

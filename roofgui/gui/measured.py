@@ -25,6 +25,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
 
 from roofgui.gui.calibration import Calibrator
+from roofgui.gui.keyboard import AFTER_RESULTS, add_to_chain
 from roofgui.gui.menus import ensure_mnemonics
 from roofgui.gui.measured_panel import MeasuredPanel
 from roofgui.model.measured import MeasuredSet, MeasurementError, parse_measurements
@@ -57,6 +58,7 @@ class MeasuredSession(QObject):
         self.panel.import_button.clicked.connect(self.open_dialog)
         self.calibrator = Calibrator(window, self.panel.calibration)
         self.dock = self._make_dock()
+        add_to_chain(window, AFTER_RESULTS, self.panel.focus_chain)
         self.import_action = QAction("Import &Measurements\u2026", window)
         self.import_action.setShortcut(QKeySequence("Ctrl+I"))
         tip = ("Import measured kernels (Nsight Compute, rocprof-compute, XProf, PyTorch "

@@ -51,6 +51,7 @@ class MeasuredPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
+        self.table.setTabKeyNavigation(False)  # (Tab moves on; the arrows move in it)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
@@ -64,6 +65,10 @@ class MeasuredPanel(QWidget):
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
         self._shown: list[tuple[str, ...]] = []
+
+    def focus_chain(self) -> list[QWidget]:
+        """Import…, Clear, the table, then the calibration's (for Tab)."""
+        return [self.import_button, self.clear_button, self.table, *self.calibration.focus_chain()]
 
     def set_kernels(self, placed: Sequence[PlacedKernel], files: int,
                     notes: Sequence[str] = ()) -> None:
