@@ -208,7 +208,16 @@ def make_combo(label: str, tooltip: str, items: list[tuple[str, Any]]) -> QCombo
     c.setToolTip(tooltip)
     set_combo_items(c, items)
     c.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    if max((len(text) for text, _ in items), default=0) > LONG_CHOICE:
+        # (a long choice, such as the LLM step's network-time models, is elided in the box
+        # and shown whole in its list: the form stays as narrow as its dock)
+        c.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        c.setMinimumContentsLength(LONG_CHOICE)
     return c
+
+
+#: Characters of a combo's longest choice beyond which the box no longer widens to show it.
+LONG_CHOICE = 18
 
 
 def set_combo_items(combo: QComboBox, items: list[tuple[str, Any]]) -> None:

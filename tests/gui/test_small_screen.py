@@ -3,7 +3,7 @@ and the results table show without horizontal scrolling."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QComboBox
 
 from gui_helpers import EXAMPLES, close_quietly, flush, open_window
 
@@ -38,5 +38,27 @@ def test_at_1280_by_720_the_plot_form_and_table_show_without_scrolling_sideways(
         working = w.results.working_view
         assert working.isVisible() and working.width() >= 100
         assert w.chips_panel.tree.isVisible() and w.chips_panel.derate_box.isVisible()
+    finally:
+        close_quietly(w)
+
+
+def test_at_1280_by_720_an_llm_steps_fields_fit_the_form(qtbot, shipped):
+    """The LLM step's choices (its network-time models run to 60 characters) are elided in
+    their boxes, whole in their lists: the form never runs past its dock."""
+    w = open_window(shipped, restore=False, size=(1152, 648))
+    try:
+        w.controller.open_path(EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json", ask=False)
+        for _ in range(3):
+            flush(w)
+            QApplication.processEvents()
+        form_scroll = w.form_dock.widget()
+        assert form_scroll.horizontalScrollBar().maximum() == 0
+        assert w.form.width() <= form_scroll.viewport().width()
+        combo = next(c for c in w.form.findChildren(QComboBox)
+                     if c.accessibleName() == "Network time")
+        longest = max((combo.itemText(i) for i in range(combo.count())), key=len)
+        assert len(longest) > 40  # (the choice that used to widen the form)
+        assert combo.isVisible() and combo.width() <= form_scroll.viewport().width()
+        assert w.roofline_plot.width() >= 400
     finally:
         close_quietly(w)
