@@ -11,6 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
+from roofgui.plotting.placement import covered
 from roofgui.plotting.plot_items import label_size
 
 
@@ -51,3 +52,26 @@ def declutter(plot, wanted: Sequence) -> list:
         if item.isVisible() != on:
             item.setVisible(on)
     return shown
+
+
+def clear_of(plot, placed: Sequence, xs, ys, margin: float) -> list:
+    """``placed`` (``(label, row)``: stacked in rows up from the x axis) but the rows
+    from the first where a label as pinned, grown by ``margin`` pixels, would hide one
+    of the scene points ``xs, ys`` (what they say: the points' tooltips)."""
+    if not placed:
+        return []
+    r = scene_rects(plot, [lab for lab, _ in placed])
+    hit = covered((r[:, 0] - margin, r[:, 2] + margin, r[:, 1] - margin, r[:, 3] + margin),
+                  xs, ys)
+    top = min((row for (_, row), n in zip(placed, hit.tolist()) if n), default=len(placed))
+    return [(lab, row) for lab, row in placed if row < top]
+
+
+def close_gaps(placed: Sequence, shown: list) -> None:
+    """Hide the labels of ``placed`` (``(label, row)``) above the first row with one not
+    in ``shown`` (:func:`declutter` hid it): no row floats above a gap."""
+    keep = {id(it) for it in shown}
+    top = min((row for lab, row in placed if id(lab) not in keep), default=len(placed))
+    for lab, row in placed:
+        if row > top and lab.isVisible():
+            lab.setVisible(False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofgui.plotting.declutter import declutter, scene_rects
+from roofgui.plotting.declutter import clear_of, close_gaps, declutter, scene_rects
 from roofgui.plotting.placement import (GRID_FX, GRID_FY, covered, label_samples, rect_bounds,
                                         sample_polyline)
 from roofgui.plotting.plot_items import label_size, set_anchor, text_px
@@ -27,7 +27,8 @@ def lay_out(plot) -> None:
                                                 if p.net_x is not None]
     psx, psy = plot.to_scene([q[0] for q in points], [q[1] for q in points])
     roofs = roof_labels(plot, psx, psy, x0, x1, y0, px_x, px_y)
-    ops = op_labels(plot, psx, psy, x0, x1, px_x, scene_rects(plot, roofs + ridges))
+    ops = op_labels(plot, psx, psy, x0, x1, px_x,
+                    scene_rects(plot, roofs + [lab for lab, _ in ridges]))
     # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
     for reg in g.regions:
         ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -42,7 +43,9 @@ def lay_out(plot) -> None:
     regions = region_labels(plot, x0, x1, y1, px_x)
     chosen = [lab for k, lab in ops if k[0] == plot.selected_op]
     others = [lab for k, lab in ops if k[0] != plot.selected_op]
-    declutter(plot, chosen + roofs + ridges + others + regions)
+    ridges = clear_of(plot, ridges, psx, psy, plot.style.marker_size * 0.5)  # (not over points)
+    shown = declutter(plot, chosen + roofs + [lab for lab, _ in ridges] + others + regions)
+    close_gaps(ridges, shown)
 
 
 def obstacles(plot) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +78,7 @@ def roof_samples(plot, g) -> tuple[np.ndarray, np.ndarray]:
 
 def ridge_labels(plot, y0: float, px_x: float) -> list:
     """Ridge intensities along the bottom, stacked where they would overlap (the labels
-    to show)."""
+    to show, ``(label, row)`` each)."""
     s = plot.style
     char_w = text_px(s, s.annotation_font_pt) * 0.5
     ridges = sorted(((c.chip_id, r) for c in plot.geometry.chips for r in c.ridges
@@ -87,7 +90,7 @@ def ridge_labels(plot, y0: float, px_x: float) -> list:
         lab = plot.ridge_labels[(cid, r.key)]
         lab.setPos(r.x, y0)
         set_anchor(lab, (0.5, 1.05 + 1.0 * row))
-        out.append(lab)
+        out.append((lab, row))
     return out
 
 
