@@ -15,6 +15,10 @@ from roofgui.plotting.placement import covered
 from roofgui.plotting.plot_items import label_size
 
 
+#: pixels kept between labels side by side (touching, two read as one)
+GAP = 3.0
+
+
 def scene_rects(plot, items: Sequence) -> np.ndarray:
     """``(n, 4)`` scene rectangles ``left, top, right, bottom`` of text labels as pinned."""
     if not items:
@@ -40,7 +44,7 @@ def declutter(plot, wanted: Sequence) -> list:
     for item, r, ok in zip(wanted, rects, inside.tolist()):
         if ok and n:
             k = kept[:n]
-            ok = not ((k[:, 0] < r[2]) & (k[:, 2] > r[0]) & (k[:, 1] < r[3])
+            ok = not ((k[:, 0] < r[2] + GAP) & (k[:, 2] + GAP > r[0]) & (k[:, 1] < r[3])
                       & (k[:, 3] > r[1])).any()
         if ok:
             kept[n] = r
