@@ -41,8 +41,8 @@ def lay_out(plot) -> None:
                 plot.layers["back"].invalidate()
     plot.place_legend()
     regions = region_labels(plot, x0, x1, y1, px_x)
-    chosen = [lab for k, lab in ops if k[0] == plot.selected_op]
-    others = [lab for k, lab in ops if k[0] != plot.selected_op]
+    chosen = [lab for k, lab, _ in ops if k[0] == plot.selected_op]
+    others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
     ridges = clear_of(plot, ridges, psx, psy, plot.style.marker_size * 0.5)  # (not over points)
     shown = declutter(plot, chosen + roofs + [lab for lab, _ in ridges] + others + regions)
     close_gaps(ridges, shown)
@@ -104,7 +104,7 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
     """Op labels beside their point: above or below (close neighbours alternate), else
     to its right or left, wherever they cover the fewest points, earlier op labels and
     the labels ``avoid`` (scene rectangles) and stay in the view; centred ones slide
-    inwards near the edges.  Returns ``(key, label)`` of each."""
+    inwards near the edges.  Returns ``(key, label, whether it hides a point)`` of each."""
     g, s = plot.geometry, plot.style
     vr = plot.vb.sceneBoundingRect()
     n = len(psx)
@@ -119,12 +119,11 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
         item = plot.op_labels.get(ol.key)
         if item is None:
             continue
-        out.append((ol.key, item))
         w_px, h_px = label_size(item)
         anchors = op_anchors(ol, w_px, px_x, x0, x1, s.marker_size)
         rects = pd.label_rects(lx, ly, w_px, h_px, anchors)
         ok = _inside_view(rects, vr)
-        best = 0
+        best, hides = 0, True
         if ok:  # the fewest points and labels covered, not counting its own point
             xy = placed[:, :n]
             others = ~(np.abs(xy - np.array([[lx], [ly]])) < 0.5).all(axis=0)
@@ -132,11 +131,14 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
             counts = covered(bounds, xy[0][others], xy[1][others]) * 1000 \
                 + covered(bounds, ax_, ay_)  # (then: the fewest other labels covered)
             best = ok[int(np.argmin(counts))]  # (ties: the first)
+            on = others[:len(psx)]  # (the points alone, not the labels placed)
+            hides = bool(covered(rect_bounds([rects[best]], margin), psx[on], psy[on])[0])
         set_anchor(item, anchors[best])
         left, top, rw, rh = rects[best]
         k = n + GRID_FX.size
         placed[0, n:k], placed[1, n:k] = left + GRID_FX * rw, top + GRID_FY * rh
         n = k
+        out.append((ol.key, item, hides))
     return out
 
 

@@ -71,3 +71,32 @@ def test_critical_values_hide_no_knee(qtbot, shipped, size):
         assert_clear(plot, plot.crit_labels.values(), xs.tolist(), ys.tolist())
     finally:
         close_quietly(w)
+
+
+@pytest.mark.parametrize("size", [(1152, 648), (1600, 1000), (2304, 1296)])
+def test_op_labels_hide_no_point(qtbot, shipped, size):
+    """Four ops share a point at intensity 1: the fourth label had only a spot over the
+    column of 16 chips' markers, which drew over its text; it is left to hover."""
+    w = open_window(shipped, restore=False, size=size)
+    try:
+        w.controller.open_path(SIXTEEN, ask=False)
+        plot = w.roofline_plot
+        settle(w, plot)
+        plot.fit()
+        settle(w, plot)
+        g = plot.geometry
+        pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
+        xs, ys = plot.to_scene([p[0] for p in pts], [p[1] for p in pts])
+        r = plot.style.marker_size * 0.5
+        shown = [(k, lab) for k, lab in plot.op_labels.items() if lab.isVisible()]
+        assert len(shown) >= 4
+        for k, lab in shown:
+            if k[0] == plot.selected_op:
+                continue
+            rect = lab.sceneBoundingRect().adjusted(-r, -r, r, r)
+            pin = lab.pos()
+            (px,), (py,) = plot.to_scene([pin.x()], [pin.y()])
+            assert not any(rect.contains(QPointF(x, y)) for x, y in zip(xs.tolist(), ys.tolist())
+                           if abs(x - px) > 0.5 or abs(y - py) > 0.5), lab.toPlainText()
+    finally:
+        close_quietly(w)
