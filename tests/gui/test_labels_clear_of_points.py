@@ -100,3 +100,28 @@ def test_op_labels_hide_no_point(qtbot, shipped, size):
                            if abs(x - px) > 0.5 or abs(y - py) > 0.5), lab.toPlainText()
     finally:
         close_quietly(w)
+
+
+@pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
+def test_roof_labels_hide_no_point(qtbot, shipped, size):
+    """At 90 % of 1280×720 a roof label could sit over other ops' points: a roof label
+    over a point is left to the legend and the hover."""
+    w = open_window(shipped, restore=False, size=size)
+    try:
+        w.controller.open_path(SIXTEEN, ask=False)
+        plot = w.roofline_plot
+        settle(w, plot)
+        plot.fit()
+        settle(w, plot)
+        g = plot.geometry
+        pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
+        xs, ys = plot.to_scene([p[0] for p in pts], [p[1] for p in pts])
+        shown = [lab for lab in plot.roof_labels.values() if lab.isVisible()]
+        assert shown
+        for lab in shown:  # (no point's centre under the middle of the text; a point
+            r = lab.sceneBoundingRect()  # on the label's own roof, just beneath it, is fine)
+            rect = r.adjusted(0, r.height() / 4, 0, -r.height() / 4)
+            assert not any(rect.contains(QPointF(x, y))
+                           for x, y in zip(xs.tolist(), ys.tolist())), lab.toPlainText()
+    finally:
+        close_quietly(w)
