@@ -158,7 +158,7 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
                 px_y: float) -> list:
     """Compute-roof labels just above their roofs, spread apart: at the right edge, or
     just after the ridge when an op's point sits where the label would go (the labels
-    with room to show, over no point)."""
+    with room to show, spread no more than two lines from their roof, over no point)."""
     s = plot.style
     roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
     labs = [plot.roof_labels[(cid, r.key)] for cid, r in roofs]
@@ -179,9 +179,9 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
         counts = covered(rect_bounds(rects, s.marker_size * 0.6), psx, psy)
         best = 0 if counts[0] <= counts[1] else 1  # (the fewest points near; a tie: the right edge)
         left, top, w, h = rects[best]
-        if right - start > w_px / px_x \
+        if right - start > w_px / px_x and abs(y_px - (r.y[0] - y0) * px_y) <= 2 * line_h \
                 and not covered(rect_bounds([(left, top + h / 4, w, h / 2)]), psx, psy)[0]:
-            out.append(lab)  # (room, and its text over no point's centre)
+            out.append(lab)  # (room, by its roof, and its text over no point's centre)
         a, b, anchor = cands[best]
         lab.setPos(b if anchor[0] == 1.0 else a, y)
         set_anchor(lab, anchor)

@@ -125,3 +125,25 @@ def test_roof_labels_hide_no_point(qtbot, shipped, size):
                            for x, y in zip(xs.tolist(), ys.tolist())), lab.toPlainText()
     finally:
         close_quietly(w)
+
+
+@pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
+def test_roof_labels_stay_by_their_roof(qtbot, shipped, size):
+    """16 roofs within a decade: spread apart, a roof label could land three lines
+    below its roof, beside no line ("bf16 275 TFLOP/s"); it shows only near its roof."""
+    w = open_window(shipped, restore=False, size=size)
+    try:
+        w.controller.open_path(SIXTEEN, ask=False)
+        plot = w.roofline_plot
+        settle(w, plot)
+        plot.fit()
+        settle(w, plot)
+        roofs = {(c.chip_id, r.key): r for c in plot.geometry.chips for r in c.roofs}
+        shown = [(k, lab) for k, lab in plot.roof_labels.items() if lab.isVisible()]
+        assert shown
+        for k, lab in shown:
+            rect = lab.sceneBoundingRect()
+            _, (y,) = plot.to_scene([0.0], [roofs[k].y[0]])
+            assert abs(rect.bottom() - y) <= 2.5 * rect.height(), lab.toPlainText()
+    finally:
+        close_quietly(w)
