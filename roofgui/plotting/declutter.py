@@ -11,7 +11,12 @@ from typing import Sequence
 
 import numpy as np
 
+from roofgui.plotting.placement import covered
 from roofgui.plotting.plot_items import label_size
+
+
+#: pixels kept between labels side by side (touching, two read as one)
+GAP = 3.0
 
 
 def scene_rects(plot, items: Sequence) -> np.ndarray:
@@ -39,7 +44,7 @@ def declutter(plot, wanted: Sequence) -> list:
     for item, r, ok in zip(wanted, rects, inside.tolist()):
         if ok and n:
             k = kept[:n]
-            ok = not ((k[:, 0] < r[2]) & (k[:, 2] > r[0]) & (k[:, 1] < r[3])
+            ok = not ((k[:, 0] < r[2] + GAP) & (k[:, 2] + GAP > r[0]) & (k[:, 1] < r[3])
                       & (k[:, 3] > r[1])).any()
         if ok:
             kept[n] = r
@@ -51,3 +56,26 @@ def declutter(plot, wanted: Sequence) -> list:
         if item.isVisible() != on:
             item.setVisible(on)
     return shown
+
+
+def clear_of(plot, placed: Sequence, xs, ys, margin: float) -> list:
+    """``placed`` (``(label, row)``: stacked in rows up from the x axis) but the rows
+    from the first where a label as pinned, grown by ``margin`` pixels, would hide one
+    of the scene points ``xs, ys`` (what they say: the points' tooltips)."""
+    if not placed:
+        return []
+    r = scene_rects(plot, [lab for lab, _ in placed])
+    hit = covered((r[:, 0] - margin, r[:, 2] + margin, r[:, 1] - margin, r[:, 3] + margin),
+                  xs, ys)
+    top = min((row for (_, row), n in zip(placed, hit.tolist()) if n), default=len(placed))
+    return [(lab, row) for lab, row in placed if row < top]
+
+
+def close_gaps(placed: Sequence, shown: list) -> None:
+    """Hide the labels of ``placed`` (``(label, row)``) above the first row with one not
+    in ``shown`` (:func:`declutter` hid it): no row floats above a gap."""
+    keep = {id(it) for it in shown}
+    top = min((row for lab, row in placed if id(lab) not in keep), default=len(placed))
+    for lab, row in placed:
+        if row > top and lab.isVisible():
+            lab.setVisible(False)

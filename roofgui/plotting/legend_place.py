@@ -100,24 +100,39 @@ def place_legend(plot) -> None:
 
 def outside_place(plot) -> tuple[str, int, float, float]:
     """``(side, columns, width, height)`` of the legend outside the axes: to their right
-    (in one or two columns, as tall as the axes at most) or below them (in as many
-    columns as fit), whichever leaves the axes the larger area."""
+    (in one or two columns, as tall as the plot at most) or below them (in as many
+    columns as fit, each as wide as its widest entry), whichever leaves the axes the
+    larger area."""
     lg, pad = plot.legend, plot.style.legend_padding
     pr = plot.getPlotItem().boundingRect()
     extra_r, extra_b = plot.legend_room
     vb_w = plot.vb.width() + extra_r  # (the axes' size with no legend beside them)
     vb_h = plot.vb.height() + extra_b
-    w1, row_h, n = entry_sizes(lg)
+    _, row_h, n = entry_sizes(lg)
     cands = []
     for cols in (1, 2):
         h = math.ceil(n / cols) * row_h
-        w = cols * w1
-        if h <= vb_h and w + 2 * pad <= 0.45 * vb_w:  # (the axes keep most of their width)
+        w = columns_width(lg, cols, pad)
+        if h + pad + 2.0 <= pr.height() and w + 2 * pad <= 0.5 * vb_w:  # (the axes keep half their width)
             cands.append(((vb_w - w - 2 * pad) * vb_h, ("right", cols, w, h)))
-    cols = max(1, min(n, int((pr.width() - 2 * pad) // max(w1, 1.0))))
+    cols = 1
+    while cols < n and columns_width(lg, cols + 1, pad) <= pr.width() - 2 * pad:
+        cols += 1
     h = math.ceil(n / cols) * row_h
-    cands.append((vb_w * (vb_h - h - pad), ("below", cols, cols * w1, h)))
+    cands.append((vb_w * (vb_h - h - pad), ("below", cols, columns_width(lg, cols, pad), h)))
     return max(cands, key=lambda c: c[0])[1]
+
+
+def columns_width(lg, cols: int, pad: float) -> float:
+    """The legend's width in ``cols`` columns filled row by row (as pyqtgraph fills
+    them), each column as wide as its widest sample and text, with the margins and
+    spacing :class:`~roofgui.plotting.plot_base.PlotBase` gives the legend."""
+    samples, texts = [0.0] * cols, [0.0] * cols
+    for i, (sample, label) in enumerate(lg.items):
+        c = i % cols
+        samples[c] = max(samples[c], sample.width())
+        texts[c] = max(texts[c], label.minimumWidth())
+    return sum(samples) + sum(texts) + (2 * cols - 1) * 0.5 * pad + 2.2 * pad + 2.0
 
 
 def set_outside(plot, place: tuple[str, int, float, float] | None) -> None:
@@ -131,13 +146,13 @@ def set_outside(plot, place: tuple[str, int, float, float] | None) -> None:
             lg.setParentItem(plot.vb)
     else:
         if lg.columnCount != place[1]:
-            lg.setColumnCount(place[1])
+            set_columns(lg, place[1])
         w, h = max(place[2], lg.width()), max(place[3], lg.height())
         room = (math.ceil(w + 2 * pad), 0.0) if side == "right" else (0.0, math.ceil(h + pad))
         if lg.parentItem() is not pi:
             lg.setParentItem(pi)
     if place is None and lg.columnCount != 1:
-        lg.setColumnCount(1)
+        set_columns(lg, 1)
     plot.legend_corner = side or plot.legend_corner
     if room != plot.legend_room:
         lay = pi.layout
@@ -148,6 +163,15 @@ def set_outside(plot, place: tuple[str, int, float, float] | None) -> None:
         lay.activate()  # (the axes take their new size now, so the layout sees it)
     if side == "right":
         top = plot.vb.mapRectToItem(pi, plot.vb.boundingRect()).top()
+        top = max(0.0, min(top, pi.boundingRect().height() - pad - lg.height()))
         lg.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-pad, top))
     elif side == "below":
         lg.anchor(itemPos=(0.5, 1), parentPos=(0.5, 1), offset=(0, -pad * 0.5))
+
+
+def set_columns(lg, cols: int) -> None:
+    """The legend in ``cols`` columns, each as wide as its widest entry (pyqtgraph sizes
+    the legend from its entries' current widths, which the last layout stretched)."""
+    for _, label in lg.items:
+        label.resize(label.preferredWidth(), label.height())
+    lg.setColumnCount(cols)

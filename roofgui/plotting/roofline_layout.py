@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofgui.plotting.declutter import declutter, scene_rects
+from roofgui.plotting.declutter import clear_of, close_gaps, declutter, scene_rects
 from roofgui.plotting.placement import (GRID_FX, GRID_FY, covered, label_samples, rect_bounds,
                                         sample_polyline)
 from roofgui.plotting.plot_items import label_size, set_anchor, text_px
@@ -27,7 +27,8 @@ def lay_out(plot) -> None:
                                                 if p.net_x is not None]
     psx, psy = plot.to_scene([q[0] for q in points], [q[1] for q in points])
     roofs = roof_labels(plot, psx, psy, x0, x1, y0, px_x, px_y)
-    ops = op_labels(plot, psx, psy, x0, x1, px_x, scene_rects(plot, roofs + ridges))
+    ops = op_labels(plot, psx, psy, x0, x1, px_x,
+                    scene_rects(plot, roofs + [lab for lab, _ in ridges]))
     # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
     for reg in g.regions:
         ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -40,9 +41,11 @@ def lay_out(plot) -> None:
                 plot.layers["back"].invalidate()
     plot.place_legend()
     regions = region_labels(plot, x0, x1, y1, px_x)
-    chosen = [lab for k, lab in ops if k[0] == plot.selected_op]
-    others = [lab for k, lab in ops if k[0] != plot.selected_op]
-    declutter(plot, chosen + roofs + ridges + others + regions)
+    chosen = [lab for k, lab, _ in ops if k[0] == plot.selected_op]
+    others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
+    ridges = clear_of(plot, ridges, psx, psy, plot.style.marker_size * 0.5)  # (not over points)
+    shown = declutter(plot, chosen + roofs + [lab for lab, _ in ridges] + others + regions)
+    close_gaps(ridges, shown)
 
 
 def obstacles(plot) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +78,7 @@ def roof_samples(plot, g) -> tuple[np.ndarray, np.ndarray]:
 
 def ridge_labels(plot, y0: float, px_x: float) -> list:
     """Ridge intensities along the bottom, stacked where they would overlap (the labels
-    to show)."""
+    to show, ``(label, row)`` each)."""
     s = plot.style
     char_w = text_px(s, s.annotation_font_pt) * 0.5
     ridges = sorted(((c.chip_id, r) for c in plot.geometry.chips for r in c.ridges
@@ -87,7 +90,7 @@ def ridge_labels(plot, y0: float, px_x: float) -> list:
         lab = plot.ridge_labels[(cid, r.key)]
         lab.setPos(r.x, y0)
         set_anchor(lab, (0.5, 1.05 + 1.0 * row))
-        out.append(lab)
+        out.append((lab, row))
     return out
 
 
@@ -101,7 +104,7 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
     """Op labels beside their point: above or below (close neighbours alternate), else
     to its right or left, wherever they cover the fewest points, earlier op labels and
     the labels ``avoid`` (scene rectangles) and stay in the view; centred ones slide
-    inwards near the edges.  Returns ``(key, label)`` of each."""
+    inwards near the edges.  Returns ``(key, label, whether it hides a point)`` of each."""
     g, s = plot.geometry, plot.style
     vr = plot.vb.sceneBoundingRect()
     n = len(psx)
@@ -116,12 +119,11 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
         item = plot.op_labels.get(ol.key)
         if item is None:
             continue
-        out.append((ol.key, item))
         w_px, h_px = label_size(item)
         anchors = op_anchors(ol, w_px, px_x, x0, x1, s.marker_size)
         rects = pd.label_rects(lx, ly, w_px, h_px, anchors)
         ok = _inside_view(rects, vr)
-        best = 0
+        best, hides = 0, True
         if ok:  # the fewest points and labels covered, not counting its own point
             xy = placed[:, :n]
             others = ~(np.abs(xy - np.array([[lx], [ly]])) < 0.5).all(axis=0)
@@ -129,11 +131,14 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
             counts = covered(bounds, xy[0][others], xy[1][others]) * 1000 \
                 + covered(bounds, ax_, ay_)  # (then: the fewest other labels covered)
             best = ok[int(np.argmin(counts))]  # (ties: the first)
+            on = others[:len(psx)]  # (the points alone, not the labels placed)
+            hides = bool(covered(rect_bounds([rects[best]], margin), psx[on], psy[on])[0])
         set_anchor(item, anchors[best])
         left, top, rw, rh = rects[best]
         k = n + GRID_FX.size
         placed[0, n:k], placed[1, n:k] = left + GRID_FX * rw, top + GRID_FY * rh
         n = k
+        out.append((ol.key, item, hides))
     return out
 
 
@@ -153,7 +158,7 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
                 px_y: float) -> list:
     """Compute-roof labels just above their roofs, spread apart: at the right edge, or
     just after the ridge when an op's point sits where the label would go (the labels
-    with room to show)."""
+    with room to show, spread no more than two lines from their roof, over no point)."""
     s = plot.style
     roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
     labs = [plot.roof_labels[(cid, r.key)] for cid, r in roofs]
@@ -172,10 +177,12 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
             [c[i] for c in cands for i in (0, 1)], [y] * 4)
         rects = [(l0, t0 - h_px, r0 - l0, h_px), (l1, t1 - h_px, r1 - l1, h_px)]
         counts = covered(rect_bounds(rects, s.marker_size * 0.6), psx, psy)
-        if right - start > w_px / px_x:
-            out.append(lab)
-        # the fewest points covered; a tie: the right edge
-        a, b, anchor = cands[0 if counts[0] <= counts[1] else 1]
+        best = 0 if counts[0] <= counts[1] else 1  # (the fewest points near; a tie: the right edge)
+        left, top, w, h = rects[best]
+        if right - start > w_px / px_x and abs(y_px - (r.y[0] - y0) * px_y) <= 2 * line_h \
+                and not covered(rect_bounds([(left, top + h / 4, w, h / 2)]), psx, psy)[0]:
+            out.append(lab)  # (room, by its roof, and its text over no point's centre)
+        a, b, anchor = cands[best]
         lab.setPos(b if anchor[0] == 1.0 else a, y)
         set_anchor(lab, anchor)
     return out

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from roofgui.model.units import format_number
+from roofgui.plotting.declutter import clear_of, close_gaps, declutter
 from roofgui.presentation.plotdata import stack_rows
 
 #: From this many ops drawn on, the ops other than the selected one are faded (alpha)
@@ -91,3 +92,13 @@ def label_rows(lines, selected: int | None, width) -> list[tuple]:
     more = stack_rows([ln.crit_x for ln in rest], [width(ln) for ln in rest])
     out += [(ln, base + r) for ln, r in zip(rest, more) if r < OTHER_ROWS]
     return out
+
+
+def declutter_labels(plot, value: list, lines, placed: list) -> None:
+    """Show the value's label and the critical labels of ``placed`` (``(label, row)``,
+    stacked along the x axis) in the rows beneath the first where one would hide a
+    knee of ``lines`` or is hidden (:func:`~roofgui.plotting.declutter.declutter`)."""
+    knees = [ln for ln in lines if ln.crit_x is not None and ln.crit_y is not None]
+    xs, ys = plot.to_scene([ln.crit_x for ln in knees], [ln.crit_y for ln in knees])
+    placed = clear_of(plot, placed, xs, ys, plot.style.marker_size * 0.5)
+    close_gaps(placed, declutter(plot, value + [lab for lab, _ in placed]))

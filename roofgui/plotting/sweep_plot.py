@@ -12,7 +12,6 @@ import pyqtgraph as pg
 
 from roofgui.plotting import sweep_focus as focus
 from roofgui.plotting.cache_layer import CacheLayer
-from roofgui.plotting.declutter import declutter
 from roofgui.plotting.placement import label_samples
 from roofgui.plotting.plot_base import LogPlot
 from roofgui.plotting.plot_items import (Spot, face_colour, make_pen, set_anchor, spot_brush,
@@ -248,7 +247,8 @@ class SweepPlot(LogPlot):
                 lab.setPos(ln.crit_x, y0)
                 set_anchor(lab, (0.5, 1.05 + 1.0 * row))
             value = focus.place_value_marker(self, *self._value)
-            declutter(self, value + [self.crit_labels[ln.key] for ln, _ in placed])
+            crit = [(self.crit_labels[ln.key], row) for ln, row in placed]
+            focus.declutter_labels(self, value, lines, crit)
         self.place_legend()
 
     def all_labels(self) -> list:

@@ -67,3 +67,23 @@ def test_no_label_overlaps_another(qtbot, shipped, path, size):
                    if k[0] == plot.selected_op)
     finally:
         close_quietly(w)
+
+
+@pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
+@pytest.mark.parametrize("path", [MLP, SIXTEEN])
+def test_labels_side_by_side_keep_a_gap(qtbot, shipped, path, size):
+    """Two labels touching end to end read as one ("decode B=32 MLP downdecode B=32 out
+    proj"): those on a line keep a few pixels apart."""
+    w = open_window(shipped, restore=False, size=size)
+    try:
+        w.controller.open_path(path, ask=False)
+        settle(w)
+        plot = w.roofline_plot
+        plot.fit()
+        settle(w)
+        labels = shown_labels(plot)
+        for a, b in itertools.combinations(labels, 2):
+            ra, rb = a.sceneBoundingRect(), b.sceneBoundingRect()
+            assert not ra.adjusted(-2, 0, 2, 0).intersects(rb), (a.toPlainText(), b.toPlainText())
+    finally:
+        close_quietly(w)

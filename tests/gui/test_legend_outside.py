@@ -90,3 +90,35 @@ def test_an_export_draws_the_legend_outside_too(qtbot, shipped):
         lr = plot.legend.sceneBoundingRect()
         assert fig.source_rect().contains(lr)  # (the painted rectangle holds it)
         assert not lr.intersects(plot.vb.sceneBoundingRect())
+
+
+@pytest.mark.parametrize("tab", ["roofline", "sweep"])
+def test_sixteen_chips_on_a_small_screen_leave_the_axes_most_of_the_height(qtbot, shipped, tab):
+    """At 90 % of 1280×720, 16 chips' legend (18 rows) goes beside the axes rather than
+    below them, where it left them a strip ~80 px tall."""
+    from roofgui.gui.main_window import TAB_SWEEP
+
+    w = open_window(shipped, restore=False, size=(1152, 648))
+    try:
+        w.controller.open_path(SIXTEEN, ask=False)
+        settle(w)
+        plot = w.roofline_plot
+        if tab == "sweep":
+            w.tabs.setCurrentIndex(TAB_SWEEP)
+            plot = w.sweep_plot
+            for _ in range(3):
+                flush(w)
+            plot.grab()
+            plot.flush_layout()
+        else:
+            plot.fit()
+            settle(w)
+        pr = plot.getPlotItem().sceneBoundingRect()
+        vr = plot.vb.sceneBoundingRect()
+        assert vr.height() >= 0.6 * pr.height()
+        assert vr.width() >= 0.4 * pr.width()
+        lr = plot.legend.sceneBoundingRect()
+        assert plot.legend.isVisible() and pr.contains(lr)
+        assert not lr.intersects(vr)
+    finally:
+        close_quietly(w)
