@@ -159,16 +159,23 @@ def test_the_window_plots_cache_layers_follow_edits_and_look_plain(qtbot, cat):
     sc = busy()
     for w in (cached, plain):
         show(w, sc, cat)
-    assert_same_picture(cached, plain)
+    assert_same_picture(cached, plain)  # (the members painted themselves: no picture yet)
+    qtbot.wait(1)  # (each picture is drawn in the pass after the paint that found it stale)
     renders = {k: layer.renders for k, layer in cached.layers.items()}
+    assert all(renders.values()), renders
+    assert_same_picture(cached, plain)  # (from the pictures)
     sc = with_b(sc, 0, 300)
     for w in (cached, plain):
         show(w, sc, cat)
         w.set_view(cached.view_range())
+    # the edit moved points only: no picture was thrown away
+    assert all(layer.key is not None for layer in cached.layers.values())
     assert {k: layer.renders for k, layer in cached.layers.items()} == renders
     assert_same_picture(cached, plain)
     sc = dataclasses.replace(sc, chips=CHIPS[:-1])
     for w in (cached, plain):
         show(w, sc, cat)
+    assert_same_picture(cached, plain)
+    qtbot.wait(1)
     assert cached.layers["lines"].renders > renders["lines"]
     assert_same_picture(cached, plain)
