@@ -161,15 +161,17 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
     previous_colours:
         Palette slots from the last call, so chips keep their colour.
     span:
-        Decades the roofs extend beyond the fitted view on each side, so
-        panning does not run off their ends.
+        Decades (at least; rounded out to whole decades) the roofs extend beyond the
+        fitted view on each side, so panning does not run off their ends.
     """
     colours = assign_colours([c.id for c in evaluation.chips], previous_colours, n_colours)
     roofs = chip_roofs(scenario, evaluation)
     points = [make_point(e, colours.get(e.chip_id, 0)) for e in evaluation.entries]
     points = [p for p in points if p is not None]
     fit = fit_view(points, roofs)
-    xa, xb = fit[0] - span, fit[1] + span
+    # (whole decades: a point moved by an edit changes the fit but seldom these, so the
+    # chips' geometry stays the same objects and the plot keeps its roofs as drawn)
+    xa, xb = math.floor(fit[0] - span), math.ceil(fit[1] + span)
     key = (xa, xb, tuple((cid, cr.label, colours[cid], tuple(cr.peaks.items()), cr.hbm,
                           tuple(cr.links.items())) for cid, cr in roofs.items()))
     hit = _CHIPS.get(key)
