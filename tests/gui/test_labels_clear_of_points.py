@@ -5,6 +5,8 @@ chips at 90 % of 1280×720, where the stacks are tallest)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
@@ -21,6 +23,29 @@ def settle(w, plot) -> None:
     plot.grab()  # (text items take their transform when painted)
     plot.flush_layout()
     plot.grab()
+
+
+@contextmanager
+def sixteen_roofline(shipped, size):
+    """The window on the 16-chip example at ``size``, its roofline fitted and laid out."""
+    w = open_window(shipped, restore=False, size=size)
+    try:
+        w.controller.open_path(SIXTEEN, ask=False)
+        plot = w.roofline_plot
+        settle(w, plot)
+        plot.fit()
+        settle(w, plot)
+        yield plot
+    finally:
+        close_quietly(w)
+
+
+def points_in_scene(plot) -> tuple[list[float], list[float]]:
+    """Every point and link twin of the roofline, in scene coordinates."""
+    g = plot.geometry
+    pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
+    xs, ys = plot.to_scene([p[0] for p in pts], [p[1] for p in pts])
+    return xs.tolist(), ys.tolist()
 
 
 def row(lab) -> int:
@@ -41,19 +66,9 @@ def assert_clear(plot, labels, xs, ys) -> None:
 
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
 def test_ridge_numbers_hide_no_point(qtbot, shipped, size):
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(SIXTEEN, ask=False)
-        plot = w.roofline_plot
-        settle(w, plot)
-        plot.fit()
-        settle(w, plot)
-        g = plot.geometry
-        pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
-        xs, ys = plot.to_scene([p[0] for p in pts], [p[1] for p in pts])
-        assert_clear(plot, plot.ridge_labels.values(), xs.tolist(), ys.tolist())
-    finally:
-        close_quietly(w)
+    with sixteen_roofline(shipped, size) as plot:
+        xs, ys = points_in_scene(plot)
+        assert_clear(plot, plot.ridge_labels.values(), xs, ys)
 
 
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
@@ -77,16 +92,8 @@ def test_critical_values_hide_no_knee(qtbot, shipped, size):
 def test_op_labels_hide_no_point(qtbot, shipped, size):
     """Four ops share a point at intensity 1: the fourth label had only a spot over the
     column of 16 chips' markers, which drew over its text; it is left to hover."""
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(SIXTEEN, ask=False)
-        plot = w.roofline_plot
-        settle(w, plot)
-        plot.fit()
-        settle(w, plot)
-        g = plot.geometry
-        pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
-        xs, ys = plot.to_scene([p[0] for p in pts], [p[1] for p in pts])
+    with sixteen_roofline(shipped, size) as plot:
+        xs, ys = points_in_scene(plot)
         r = plot.style.marker_size * 0.5
         shown = [(k, lab) for k, lab in plot.op_labels.items() if lab.isVisible()]
         assert len(shown) >= 4
@@ -96,48 +103,30 @@ def test_op_labels_hide_no_point(qtbot, shipped, size):
             rect = lab.sceneBoundingRect().adjusted(-r, -r, r, r)
             pin = lab.pos()
             (px,), (py,) = plot.to_scene([pin.x()], [pin.y()])
-            assert not any(rect.contains(QPointF(x, y)) for x, y in zip(xs.tolist(), ys.tolist())
+            assert not any(rect.contains(QPointF(x, y)) for x, y in zip(xs, ys)
                            if abs(x - px) > 0.5 or abs(y - py) > 0.5), lab.toPlainText()
-    finally:
-        close_quietly(w)
 
 
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
 def test_roof_labels_hide_no_point(qtbot, shipped, size):
     """At 90 % of 1280×720 a roof label could sit over other ops' points: a roof label
     over a point is left to the legend and the hover."""
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(SIXTEEN, ask=False)
-        plot = w.roofline_plot
-        settle(w, plot)
-        plot.fit()
-        settle(w, plot)
-        g = plot.geometry
-        pts = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points if p.net_x]
-        xs, ys = plot.to_scene([p[0] for p in pts], [p[1] for p in pts])
+    with sixteen_roofline(shipped, size) as plot:
+        xs, ys = points_in_scene(plot)
         shown = [lab for lab in plot.roof_labels.values() if lab.isVisible()]
         assert shown
         for lab in shown:  # (no point's centre under the middle of the text; a point
             r = lab.sceneBoundingRect()  # on the label's own roof, just beneath it, is fine)
             rect = r.adjusted(0, r.height() / 4, 0, -r.height() / 4)
             assert not any(rect.contains(QPointF(x, y))
-                           for x, y in zip(xs.tolist(), ys.tolist())), lab.toPlainText()
-    finally:
-        close_quietly(w)
+                           for x, y in zip(xs, ys)), lab.toPlainText()
 
 
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
 def test_roof_labels_stay_by_their_roof(qtbot, shipped, size):
     """16 roofs within a decade: spread apart, a roof label could land three lines
     below its roof, beside no line ("bf16 275 TFLOP/s"); it shows only near its roof."""
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(SIXTEEN, ask=False)
-        plot = w.roofline_plot
-        settle(w, plot)
-        plot.fit()
-        settle(w, plot)
+    with sixteen_roofline(shipped, size) as plot:
         roofs = {(c.chip_id, r.key): r for c in plot.geometry.chips for r in c.roofs}
         shown = [(k, lab) for k, lab in plot.roof_labels.items() if lab.isVisible()]
         assert shown
@@ -145,5 +134,3 @@ def test_roof_labels_stay_by_their_roof(qtbot, shipped, size):
             rect = lab.sceneBoundingRect()
             _, (y,) = plot.to_scene([0.0], [roofs[k].y[0]])
             assert abs(rect.bottom() - y) <= 2.5 * rect.height(), lab.toPlainText()
-    finally:
-        close_quietly(w)
