@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from shot_window import ROOT, open_app, parse, show_window
+from shot_window import ROOT, open_app, parse, run, show_window
 from shot_window import settle as settle_window
 
 SCENARIO = {
@@ -33,7 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(__doc__, str(ROOT / "screenshots" / "memory-levels.png"), argv)
     import json
 
-    from PySide6.QtCore import QTimer
     app = open_app()
 
     scenario = Path(tempfile.mkdtemp(prefix="roofgui-shot-")) / "memory-levels.json"
@@ -51,11 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         win.roofline_plot.set_view([0.6, 4.4, 12.6, 15.7])  # every level roof and point
         settle()
         win.grab().save(str(out))
-        win.doc.load(win.doc.scenario)  # nothing to ask about on close
-        app.quit()
 
-    QTimer.singleShot(300, shoot)
-    app.exec()
+    run(app, win, shoot)
     print(out)
     return 0
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from shot_window import ROOT, open_app, parse, show_window
+from shot_window import ROOT, open_app, parse, run, show_window
 from shot_window import settle as settle_window
 
 EXAMPLE = ROOT / "resources" / "examples" / "10-llm-llama-3-70b-eight-gpus.json"
@@ -24,7 +24,6 @@ EXAMPLE = ROOT / "resources" / "examples" / "10-llm-llama-3-70b-eight-gpus.json"
 def main(argv: list[str] | None = None) -> int:
     args = parse(__doc__, str(ROOT / "screenshots"), argv)
 
-    from PySide6.QtCore import QTimer
     app = open_app()
     from roofgui.gui.breakdown import session
     from roofgui.gui.llm_views import frontier_page
@@ -53,11 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         page.refresh()
         settle()
         win.grab().save(str(out / "llm-frontier.png"))
-        win.doc.load(win.doc.scenario)  # nothing to ask about on close
-        app.quit()
 
-    QTimer.singleShot(300, shoot)
-    app.exec()
+    run(app, win, shoot)
     print(out / "llm-breakdown.png", out / "llm-frontier.png")
     return 0
 

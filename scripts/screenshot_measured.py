@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from shot_window import ROOT, open_app, parse, show_window
+from shot_window import ROOT, open_app, parse, run, show_window
 from shot_window import settle as settle_window
 
 EXAMPLE = ROOT / "resources" / "examples" / "09-mlp-on-three-gpus.json"
@@ -28,7 +28,6 @@ FILES = [ROOT / "tests" / "fixtures" / "measured" / n
 def main(argv: list[str] | None = None) -> int:
     args = parse(__doc__, str(ROOT / "screenshots" / "measured-kernels.png"), argv)
 
-    from PySide6.QtCore import QTimer
     app = open_app()
     from roofgui.gui.measured import install_measured, session
 
@@ -56,11 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         measured.panel.table.setColumnWidth(0, 190)  # (the kernels' names, to show their times)
         settle()
         win.grab().save(str(out))
-        win.doc.load(win.doc.scenario)  # nothing to ask about on close
-        app.quit()
 
-    QTimer.singleShot(300, shoot)
-    app.exec()
+    run(app, win, shoot)
     print(out)
     return 0
 

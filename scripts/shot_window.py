@@ -51,3 +51,17 @@ def settle(app, win) -> None:
         app.processEvents()
     win.live.flush()
     app.processEvents()
+
+
+def run(app, win, shoot) -> None:
+    """Call ``shoot()`` once the window is on screen, then close it without a question about
+    unsaved changes and leave the event loop."""
+    from PySide6.QtCore import QTimer
+
+    def once() -> None:
+        shoot()
+        win.doc.load(win.doc.scenario)  # nothing to ask about on close
+        app.quit()
+
+    QTimer.singleShot(300, once)
+    app.exec()
