@@ -10,13 +10,13 @@ public parts only (roofline plot, document, live evaluator, settings, menu bar, 
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDockWidget
 
 from roofgui.gui.breakdown_panel import BreakdownPanel
 from roofgui.gui.keyboard import AFTER_RESULTS, add_to_chain
 from roofgui.gui.menus import ensure_mnemonics
+from roofgui.gui.window_layout import tabbed_dock
 from roofgui.plotting.breakdown_layer import BreakdownLayer
 from roofgui.presentation.llm_breakdown import Breakdown, llm_breakdown
 
@@ -38,7 +38,7 @@ class BreakdownSession(QObject):
         self.closing = False
         self.layer = BreakdownLayer(window.roofline_plot)
         self.panel = BreakdownPanel()
-        self.dock = self._make_dock()
+        self.dock = tabbed_dock(window, "LLM Breakdown", "breakdownDock", self.panel)
         add_to_chain(window, AFTER_RESULTS, self.panel.focus_chain)
         self.action = self.dock.toggleViewAction()
         self.action.setText(ACTION_TEXT)
@@ -66,19 +66,6 @@ class BreakdownSession(QObject):
 
     def settings(self):
         return self.w.controller.settings
-
-    def _make_dock(self) -> QDockWidget:
-        w = self.w
-        d = QDockWidget("LLM Breakdown", w)
-        d.setObjectName("breakdownDock")
-        d.setWidget(self.panel)
-        d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
-        w.tabifyDockWidget(w.results_dock, d)
-        d.hide()
-        return d
 
     def is_shown(self) -> bool:
         return self.action.isChecked()

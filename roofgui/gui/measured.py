@@ -20,13 +20,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from roofgui.gui.calibration import Calibrator
 from roofgui.gui.keyboard import AFTER_RESULTS, add_to_chain
 from roofgui.gui.menus import ensure_mnemonics
+from roofgui.gui.window_layout import tabbed_dock
 from roofgui.gui.measured_panel import MeasuredPanel
 from roofgui.model.measured import MeasuredSet, MeasurementError, parse_measurements
 from roofgui.plotting.measured_layer import MeasuredLayer
@@ -57,7 +58,7 @@ class MeasuredSession(QObject):
         self.panel.clear_button.clicked.connect(self.clear)
         self.panel.import_button.clicked.connect(self.open_dialog)
         self.calibrator = Calibrator(window, self.panel.calibration)
-        self.dock = self._make_dock()
+        self.dock = tabbed_dock(window, "Measured", "measuredDock", self.panel)
         add_to_chain(window, AFTER_RESULTS, self.panel.focus_chain)
         self.import_action = QAction("Import &Measurements\u2026", window)
         self.import_action.setShortcut(QKeySequence("Ctrl+I"))
@@ -80,21 +81,6 @@ class MeasuredSession(QObject):
                                               QEvent.Type.ApplicationPaletteChange):
             QTimer.singleShot(0, self.refresh)  # (after the window restyles its plots)
         return False
-
-    def _make_dock(self) -> QDockWidget:
-        w = self.w
-        d = QDockWidget("Measured", w)
-        d.setObjectName("measuredDock")
-        d.setWidget(self.panel)
-        d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
-        results = getattr(w, "results_dock", None)
-        if results is not None:
-            w.tabifyDockWidget(results, d)
-        d.hide()  # (shown by the first import)
-        return d
 
     # -- importing -------------------------------------------------------------------
     def open_dialog(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDockWidget
 
 
 def first_size(w) -> None:
@@ -100,3 +101,20 @@ def take_drop(w, event) -> bool:
     event.acceptProposedAction()
     w.controller.open_path(path)
     return True
+
+
+def tabbed_dock(w, title: str, name: str, widget):
+    """A hidden dock for a feature's panel (movable, floatable, closable), tabbed behind the
+    window's Results (the Measured and LLM Breakdown panels)."""
+    d = QDockWidget(title, w)
+    d.setObjectName(name)
+    d.setWidget(widget)
+    d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                  | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                  | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+    w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
+    results = getattr(w, "results_dock", None)
+    if results is not None:
+        w.tabifyDockWidget(results, d)
+    d.hide()
+    return d
