@@ -14,7 +14,7 @@ from typing import Sequence
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from roofgui.plotting.plot_items import make_font, make_pen, qcolor
+from roofgui.plotting.plot_items import make_font, make_pen, qcolor, show_hover_tip
 from roofgui.model.units import format_time
 from roofgui.presentation.llm_breakdown import PhaseBreakdown, legend_names
 from roofgui.presentation.style import SCREEN_LIGHT, PlotStyle
@@ -162,13 +162,7 @@ class BreakdownBars(QtWidgets.QWidget):
     def on_mouse_moved(self, scene_pos) -> None:
         g = self.segment_at_scene(scene_pos)
         tip = g.tooltip if g is not None else None
-        if tip == self.hover_tip:
-            return
-        self.hover_tip = tip
-        if tip:
-            QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), tip, self)
-        else:
-            QtWidgets.QToolTip.hideText()
+        show_hover_tip(self, tip)
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802
         return QtCore.QSize(460, 240)

@@ -17,7 +17,7 @@ from roofgui.plotting.cache_layer import CacheLayer
 from roofgui.plotting import legend_place
 from roofgui.plotting.plot_items import (LegendSample, LogAxis, make_font,
                                          make_pen, new_curve, new_label, new_scatter, qcolor,
-                                         text_px)
+                                         show_hover_tip, text_px)
 from roofgui.model.scenario import VIEW_LIMIT, view_in_range
 from roofgui.presentation.style import SCREEN_LIGHT, PlotStyle
 
@@ -309,13 +309,7 @@ class LogPlot(pg.PlotWidget):
         self.readout.setText(self._readout_text(p.x(), p.y()), color=s.muted,
                              size=f"{s.annotation_font_pt}pt")
         tip = self.tooltip_at_scene(scene_pos)
-        if tip == self.hover_tip:
-            return
-        self.hover_tip = tip
-        if tip:
-            QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), tip, self)
-        else:
-            QtWidgets.QToolTip.hideText()
+        show_hover_tip(self, tip)
 
     def _readout_text(self, x_log: float, y_log: float) -> str:
         return ""

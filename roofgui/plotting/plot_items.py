@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation.style import PlotStyle
@@ -255,3 +255,15 @@ class LegendSample(pg.ItemSample):
 
     def mouseClickEvent(self, event):  # noqa: N802 (samples are not visibility toggles here)
         event.ignore()
+
+
+def show_hover_tip(owner, tip: str | None) -> None:
+    """Show ``tip`` at the mouse for ``owner`` (a widget with a ``hover_tip`` attribute), or
+    hide it; nothing when it is the tip on show already."""
+    if tip == owner.hover_tip:
+        return
+    owner.hover_tip = tip
+    if tip:
+        QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), tip, owner)
+    else:
+        QtWidgets.QToolTip.hideText()
