@@ -4,6 +4,7 @@ widgets before fixtures end); and a plot's pixels, to compare two plots."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -84,3 +85,25 @@ def three_ops(**kwargs):
              OpSpec("int8 w", "matmul", {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"}),
              OpSpec("sharded", "matmul", {"B": 256, "D": 8192, "F": 8192},
                     shard=ShardSpec("D", 2, "scale-up"))], **kwargs)
+
+
+@contextmanager
+def dark_palette():
+    """The application in a dark palette (as a desktop switched to dark) for the block,
+    then its own palette again."""
+    from PySide6.QtGui import QColor, QPalette
+
+    app = QApplication.instance()
+    old = app.palette()
+    try:
+        dark = QPalette()
+        for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
+            dark.setColor(role, QColor("#202124"))
+        dark.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
+        app.setPalette(dark)
+        QApplication.processEvents()
+        QApplication.processEvents()
+        yield
+    finally:
+        app.setPalette(old)
+        QApplication.processEvents()

@@ -17,7 +17,7 @@ from roofgui.cli import main
 from roofgui.gui.llm_views import frontier_page
 from roofgui.presentation.frontier import MEETS, MISSES, UNFIT
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window  # noqa: E402
+from gui_helpers import EXAMPLES, close_quietly, dark_palette, flush, open_window  # noqa: E402
 
 EIGHT_GPUS = EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"
 
@@ -164,27 +164,15 @@ def test_output_or_total_tokens_per_chip_labelled(window, qtbot):
 
 
 def test_the_frontier_follows_a_dark_palette(window, qtbot):
-    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtGui import QColor
 
     page = show_frontier(window, qtbot)
     assert not page.plot.style.is_dark
-    app = QApplication.instance()
-    old = app.palette()
-    try:
-        dark = QPalette()
-        for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
-            dark.setColor(role, QColor("#202124"))
-        dark.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
-        app.setPalette(dark)
-        QApplication.processEvents()
-        QApplication.processEvents()
+    with dark_palette():
         assert window.roofline_plot.style.is_dark
         assert page.plot.style is window.roofline_plot.style
         pen = page.plot.frontier_line.opts["pen"]
         assert pen.color().name() == QColor(page.plot.style.foreground).name()
-    finally:
-        app.setPalette(old)
-        QApplication.processEvents()
 
 
 def test_fit_on_the_frontier_fits_it_and_leaves_the_roofline_alone(window, qtbot):

@@ -11,7 +11,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from gui_helpers import EXAMPLES, close_quietly, dark_palette, flush, open_window
 from roofgui.gui.measured import (accepts_drop, drop_measured,
                                   import_files, install_measured)
 from roofgui.model.measured import parse_measurements
@@ -247,7 +247,7 @@ def test_a_scenario_json_still_opens_as_a_scenario(win, tmp_path):
 
 
 def test_the_stars_follow_a_dark_palette(win):
-    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtGui import QColor
     from PySide6.QtWidgets import QApplication
 
     from roofgui.plotting.plot_items import face_colour
@@ -256,23 +256,11 @@ def test_the_stars_follow_a_dark_palette(win):
     session.import_files([NCU])
     flush(w)
     light = session.layer.item.points()[0].brush().color().name()
-    app = QApplication.instance()
-    old = app.palette()
-    try:
-        dark = QPalette()
-        for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
-            dark.setColor(role, QColor("#202124"))
-        dark.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
-        app.setPalette(dark)
-        QApplication.processEvents()
-        QApplication.processEvents()
+    with dark_palette():
         s = w.roofline_plot.style
         assert s.is_dark
         face = session.layer.item.points()[0].brush().color().name()
         assert face == QColor(face_colour(s)).name() and face != light
-    finally:
-        app.setPalette(old)
-        QApplication.processEvents()
 
 
 def test_a_file_imported_again_replaces_its_kernels(win):

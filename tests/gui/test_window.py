@@ -6,7 +6,7 @@ import json
 
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QColor, QKeyEvent, QPalette
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QApplication, QCheckBox,
                                QComboBox, QFileDialog, QLabel, QLineEdit, QMessageBox)
 
@@ -15,7 +15,7 @@ from roofgui.model.catalog import Catalog
 from roofgui.model.ops import OP_KINDS
 from roofgui.model.scenario import default_scenario, load_scenario
 
-from gui_helpers import EXAMPLES, close_quietly, flush  # noqa: E402
+from gui_helpers import EXAMPLES, close_quietly, dark_palette, flush  # noqa: E402
 
 
 def point(w, op=0, chip="tpu-v5e"):
@@ -536,19 +536,8 @@ def test_the_form_works_from_the_keyboard(window, qtbot):
 
 
 def test_follows_a_dark_palette(window):
-    app = QApplication.instance()
-    old = app.palette()
-    try:
-        dark = QPalette()
-        for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
-            dark.setColor(role, QColor("#202124"))
-        dark.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
-        app.setPalette(dark)
-        QApplication.processEvents()
+    with dark_palette():
         assert window.roofline_plot.style.is_dark and window.sweep_plot.style.is_dark
-    finally:
-        app.setPalette(old)
-        QApplication.processEvents()
     assert not window.roofline_plot.style.is_dark
 
 
