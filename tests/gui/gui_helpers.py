@@ -39,6 +39,18 @@ def flush(w) -> None:
     w.live.flush()
 
 
+def settle(w, plot=None) -> None:
+    """Run the window's pending evaluations and events, then paint ``plot`` (the roofline by
+    default) and lay it out: text items take their transform when painted."""
+    for _ in range(3):
+        flush(w)
+        QApplication.processEvents()
+    plot = w.roofline_plot if plot is None else plot
+    plot.grab()
+    plot.flush_layout()
+    plot.grab()
+
+
 def pixels(w) -> np.ndarray:
     """A widget's picture as an (h, w, 4) int array of RGBA (a plot's once its legend, which
     on screen is placed after the plot's paint, is in place)."""

@@ -8,21 +8,11 @@ import itertools
 
 import pytest
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QApplication
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from gui_helpers import EXAMPLES, close_quietly, open_window, settle
 
 MLP = EXAMPLES / "09-mlp-on-three-gpus.json"
 SIXTEEN = EXAMPLES / "11-transformer-block-16-chips.json"
-
-
-def settle(w) -> None:
-    for _ in range(3):
-        flush(w)
-        QApplication.processEvents()
-    w.roofline_plot.grab()  # (text items take their transform when painted)
-    w.roofline_plot.flush_layout()
-    w.roofline_plot.grab()
 
 
 def shown_labels(plot) -> list:

@@ -9,20 +9,10 @@ from contextlib import contextmanager
 
 import pytest
 from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QApplication
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from gui_helpers import EXAMPLES, close_quietly, open_window, settle
 
 SIXTEEN = EXAMPLES / "11-transformer-block-16-chips.json"
-
-
-def settle(w, plot) -> None:
-    for _ in range(3):
-        flush(w)
-        QApplication.processEvents()
-    plot.grab()  # (text items take their transform when painted)
-    plot.flush_layout()
-    plot.grab()
 
 
 @contextmanager

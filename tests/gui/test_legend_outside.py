@@ -5,21 +5,12 @@ it where the window does."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QApplication
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from gui_helpers import EXAMPLES, close_quietly, flush, open_window, settle
 from roofgui.model.scenario import load_scenario
 
 MLP = EXAMPLES / "09-mlp-on-three-gpus.json"
 SIXTEEN = EXAMPLES / "11-transformer-block-16-chips.json"
-
-
-def settle(w) -> None:
-    for _ in range(3):
-        flush(w)
-        QApplication.processEvents()
-    w.roofline_plot.grab()
-    w.roofline_plot.flush_layout()
 
 
 def scene_points(plot):

@@ -9,22 +9,12 @@ import itertools
 import math
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
 
-from gui_helpers import EXAMPLES, flush
+from gui_helpers import EXAMPLES, settle
 from roofgui.gui.main_window import TAB_SWEEP
 from roofgui.model.scenario import load_scenario
 
 SIXTEEN = EXAMPLES / "11-transformer-block-16-chips.json"
-
-
-def settle(w, plot) -> None:
-    for _ in range(3):
-        flush(w)
-        QApplication.processEvents()
-    plot.grab()
-    plot.flush_layout()
-    plot.grab()
 
 
 def type_into(qtbot, edit, text):
