@@ -78,8 +78,7 @@ class LiveEvaluator(QObject):
         """A document opened: its reading's notices show until the first edit, and its chips
         take their colours afresh (as the same file exported or opened first would)."""
         self.opened_notices = list(self.w.doc.scenario.notices)
-        self.colours = {}
-        self.model_changed = True
+        self.colours = {}  # (the changed(ALL) that follows evaluates and assigns them)
 
     @property
     def evaluation(self) -> Evaluation:
