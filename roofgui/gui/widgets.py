@@ -201,6 +201,10 @@ def make_label(text: str, buddy: QWidget, tooltip: str = "") -> QLabel:
     return lab
 
 
+#: Characters of a combo's longest choice beyond which the box no longer widens to show it.
+LONG_CHOICE = 18
+
+
 def make_combo(label: str, tooltip: str, items: list[tuple[str, Any]]) -> QComboBox:
     """A combo box of (text, data) items with an accessible name and tooltip."""
     c = QComboBox()
@@ -215,9 +219,6 @@ def make_combo(label: str, tooltip: str, items: list[tuple[str, Any]]) -> QCombo
         c.setMinimumContentsLength(LONG_CHOICE)
     return c
 
-
-#: Characters of a combo's longest choice beyond which the box no longer widens to show it.
-LONG_CHOICE = 18
 
 
 def set_combo_items(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
