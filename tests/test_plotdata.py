@@ -196,6 +196,30 @@ def test_an_edit_that_moves_points_keeps_the_chips_geometry(cat):
     assert [r.key for r in other.chips[0].roofs] != [r.key for r in g.chips[0].roofs]
 
 
+def test_roofs_reach_past_ridges_and_points_whatever_the_edit(cat):
+    # an op's intensity moving across decades (B 8 → 65,536) leaves the roofs as drawn:
+    # they reach 10 decades past the ridges, and 5 past any point further out
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"],
+                  ops=[OpSpec("mm", "matmul", {"B": 8, "D": 8192, "F": 8192})])
+    first = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    for b in (64, 512, 4096, 65536):
+        sc.ops[0].dims["B"] = b
+        g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+        assert g.chips is first.chips
+        for c in g.chips:
+            ridge_x = [rd.x for rd in c.ridges]
+            for r in c.roofs:  # (slanted roofs start left, flat ones end right)
+                end = r.x[-1] if r.kind == "compute" else -r.x[0]
+                far = max(ridge_x) + 10 if r.kind == "compute" else -min(ridge_x) + 10
+                assert end >= far
+                assert all(end >= (p.x if r.kind == "compute" else -p.x) + 5 for p in g.points)
+    # an op far off (intensity 1e-7) widens them to reach past it
+    sc.ops = [OpSpec("dot", "dot", {"N": 4096})]
+    far = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))
+    slants = [r for c in far.chips for r in c.roofs if r.kind != "compute"]
+    assert all(r.x[0] <= p.x - 5 for r in slants for p in far.points)
+
+
 def test_chip_without_ops_still_gets_its_roofs(cat):
     sc = Scenario(chips=["tpu-v5e"], ops=[])
     g = pd.roofline_geometry(sc, evaluate_scenario(sc, cat))

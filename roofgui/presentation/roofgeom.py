@@ -149,7 +149,7 @@ class ChipRoofs:
 
 
 def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] | None = None,
-                      span: float = 4.0, n_colours: int = 8) -> RooflineGeometry:
+                      span: float = 10.0, n_colours: int = 8) -> RooflineGeometry:
     """Everything the roofline plot draws for a scenario and its evaluation.
 
     Parameters
@@ -162,16 +162,15 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
         Palette slots from the last call, so chips keep their colour.
     span:
         Decades (at least; rounded out to whole decades) the roofs extend beyond the
-        fitted view on each side, so panning does not run off their ends.
+        chips' ridges on each side, and at least half that beyond every point, so
+        panning does not run off their ends (see :func:`roof_extent`).
     """
     colours = assign_colours([c.id for c in evaluation.chips], previous_colours, n_colours)
     roofs = chip_roofs(scenario, evaluation)
     points = [make_point(e, colours.get(e.chip_id, 0)) for e in evaluation.entries]
     points = [p for p in points if p is not None]
     fit = fit_view(points, roofs)
-    # (whole decades: a point moved by an edit changes the fit but seldom these, so the
-    # chips' geometry stays the same objects and the plot keeps its roofs as drawn)
-    xa, xb = math.floor(fit[0] - span), math.ceil(fit[1] + span)
+    xa, xb = roof_extent(points, roofs, span)
     key = (xa, xb, tuple((cid, cr.label, colours[cid], tuple(cr.peaks.items()), cr.hbm,
                           tuple(cr.links.items())) for cid, cr in roofs.items()))
     hit = _CHIPS.get(key)
@@ -190,6 +189,23 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
 #: an edit that only moves points (most edits) gets the very same objects back, and
 #: the plot skips re-laying its roofs and ridge labels by identity.
 _CHIPS: dict[tuple, tuple[tuple[ChipGeometry, ...], tuple[Region, ...]]] = {}
+
+
+def roof_extent(points: Sequence[Point], roofs: Mapping[str, ChipRoofs],
+                span: float) -> tuple[int, int]:
+    """Where the roofs start and end (log10 intensity): whole decades ``span`` beyond the
+    chips' ridges, widened to ``span / 2`` beyond a point that lies further out.  An edit
+    moves points, not ridges, so the extent (and with it the chips' geometry, the same
+    objects, and the plot's roofs as drawn) stays put unless the edit sends an op far off."""
+    ridges = [math.log10(ri) for cr in roofs.values() for _, _, ri, _, _ in cr.ridges()]
+    xs = [p.x for p in points] + [p.net_x for p in points if p.net_x is not None]
+    lo, hi = (min(ridges), max(ridges)) if ridges else (min(xs, default=0.0), max(xs, default=0.0))
+    xa, xb = math.floor(lo - span), math.ceil(hi + span)
+    if xs and min(xs) - span / 2 < xa:
+        xa = math.floor(min(xs) - span)
+    if xs and max(xs) + span / 2 > xb:
+        xb = math.ceil(max(xs) + span)
+    return xa, xb
 
 
 def chip_roofs(scenario, evaluation) -> dict[str, ChipRoofs]:
