@@ -9,6 +9,10 @@ if str(ROOT) not in sys.path:
 
 import pytest  # noqa: E402
 
+from roofgui.app import without_fill_threads  # noqa: E402
+
+without_fill_threads()  # (the Qt setting the app's window paints with)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path, monkeypatch):

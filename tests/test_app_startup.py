@@ -237,3 +237,31 @@ def test_real_window_starts_headless_in_a_fresh_process(tmp_path):
     r = _run(["-m", "roofgui", "gui", "--smoke-test"], env)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert "smoke test ok" in r.stdout and "features installed" in r.stdout
+
+
+def _thread_names() -> list[str]:
+    return [Path(f"/proc/self/task/{t}/comm").read_text().strip()
+            for t in os.listdir("/proc/self/task")]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_the_window_paints_on_the_gui_thread_alone(qapp, monkeypatch):
+    """Qt's pool of fill threads makes a keystroke's repaint wait for a free core: the app
+    turns it off before Qt first paints, unless the user set the variable."""
+    from roofgui.gui.main_window import MainWindow
+
+    w = MainWindow(restore=False)  # (its legend's background is a fill over ~100 rows)
+    w.resize(1280, 800)
+    w.show()
+    for _ in range(3):
+        w.roofline_plot.viewport().repaint()
+        qapp.processEvents()
+    assert not [n for n in _thread_names() if "pooled" in n.lower()]
+    w.close()
+    w.deleteLater()
+    monkeypatch.delenv("QT_NO_GUI_THREADPOOL", raising=False)
+    app_mod.without_fill_threads()
+    assert os.environ["QT_NO_GUI_THREADPOOL"] == "1"
+    monkeypatch.setenv("QT_NO_GUI_THREADPOOL", "0")
+    app_mod.without_fill_threads()
+    assert os.environ["QT_NO_GUI_THREADPOOL"] == "0"  # (the user's own stays)
