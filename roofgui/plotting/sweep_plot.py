@@ -14,8 +14,9 @@ from roofgui.plotting import sweep_focus as focus
 from roofgui.plotting.cache_layer import CacheLayer
 from roofgui.plotting.placement import label_samples
 from roofgui.plotting.plot_base import LogPlot
-from roofgui.plotting.plot_items import (Spot, face_colour, make_pen, set_anchor, spot_brush,
-                                         spot_pen, style_label, text_px)
+from roofgui.plotting.plot_items import (Spot, face_colour, make_pen, set_anchor,
+                                         set_line_pen, spot_brush, spot_pen, style_label,
+                                         text_px)
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation import sweepgeom as sg
 from roofgui.presentation.style import PlotStyle
@@ -205,7 +206,7 @@ class SweepPlot(LogPlot):
             self._looks[ln.key] = look
             self._invalidate_layers()
             col = s.colour(ln.colour)
-            self.curves[ln.key].setPen(make_pen(col, s.curve_width, ln.dash, alpha=alpha))
+            set_line_pen(self.curves[ln.key], make_pen(col, s.curve_width, ln.dash, alpha=alpha))
             style_label(self.crit_labels[ln.key], s, col, s.annotation_font_pt, bold=True)
         self._sync_guides(g)
         self._sync_markers(g)
