@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofgui.plotting.declutter import clear_of, close_gaps, declutter, scene_rects
+from roofgui.plotting.declutter import (GAP, clear_of, close_gaps, declutter, free_left,
+                                        scene_rects)
 from roofgui.plotting.placement import (GRID_FX, GRID_FY, covered, label_samples, rect_bounds,
                                         sample_polyline)
 from roofgui.plotting.plot_items import label_size, set_anchor, text_px
@@ -156,36 +157,57 @@ def op_anchors(ol, w_px: float, px_x: float, x0: float, x1: float, marker: float
 
 def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
                 px_y: float) -> list:
-    """Compute-roof labels just above their roofs, spread apart: at the right edge, or
-    just after the ridge when an op's point sits where the label would go (the labels
-    with room to show, spread no more than two lines from their roof, over no point)."""
+    """Compute-roof labels just above their roofs, spread apart, each where
+    :func:`roof_spot` finds it room (the labels with room to show, spread no more than two
+    lines from their roof)."""
     s = plot.style
     roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
     labs = [plot.roof_labels[(cid, r.key)] for cid, r in roofs]
-    sizes = [label_size(lab) for lab in labs]
     line_h = text_px(s, s.annotation_font_pt)
     spread = pd.spread_1d([(r.y[0] - y0) * px_y for _, r in roofs], line_h * 1.02)
     pad = 3 * s.axis_width / px_x
     out = []
-    for lab, (_, r), y_px, (w_px, h_px) in zip(labs, roofs, spread, sizes):
+    for lab, (_, r), y_px in zip(labs, roofs, spread):
         y = y0 + y_px / px_y
         start = max(r.x[0], x0) + 2 * pad
         right = x1 - pad
-        cands = [(right - w_px / px_x, right, (1.0, 1.0)),
-                 (start, start + w_px / px_x, (0.0, 1.0))]
-        (l0, r0, l1, r1), (t0, _, t1, _) = plot.to_scene(
-            [c[i] for c in cands for i in (0, 1)], [y] * 4)
-        rects = [(l0, t0 - h_px, r0 - l0, h_px), (l1, t1 - h_px, r1 - l1, h_px)]
-        counts = covered(rect_bounds(rects, s.marker_size * 0.6), psx, psy)
-        best = 0 if counts[0] <= counts[1] else 1  # (the fewest points near; a tie: the right edge)
-        left, top, w, h = rects[best]
-        if right - start > w_px / px_x and abs(y_px - (r.y[0] - y0) * px_y) <= 2 * line_h \
-                and not covered(rect_bounds([(left, top + h / 4, w, h / 2)]), psx, psy)[0]:
-            out.append(lab)  # (room, by its roof, and its text over no point's centre)
-        a, b, anchor = cands[best]
-        lab.setPos(b if anchor[0] == 1.0 else a, y)
-        set_anchor(lab, anchor)
+        (sl, sr), (sy, _) = plot.to_scene([start, right], [y, y])
+        left, lift = roof_spot(plot, lab, r.label, (sl, sr, sy), psx, psy)
+        if left is not None and abs(y_px + lift - (r.y[0] - y0) * px_y) <= 2 * line_h:
+            out.append(lab)  # (room, by its roof, clear of the points)
+        y += lift / px_y
+        if left is None or left >= sr - label_size(lab)[0] - 0.01:
+            lab.setPos(right, y)
+            set_anchor(lab, (1.0, 1.0))
+        else:
+            lab.setPos(start + (left - sl) * (right - start) / max(sr - sl, 1e-9), y)
+            set_anchor(lab, (0.0, 1.0))
     return out
+
+
+def roof_spot(plot, lab, text: str, span, psx, psy) -> tuple[float | None, float]:
+    """Where a roof label may start (scene x) between ``span``'s left and right at its
+    height, and how many pixels it is lifted: on its roof at the right edge, else just
+    after the ridge, else beside the points furthest right, keeping :data:`GAP` pixels
+    from every point's marker; else lifted clear of the points on its roof; else as two
+    lines (the chips a coincident roof names on the second), else without those chips
+    (the hover names them).  None: nowhere."""
+    sl, sr, sy = span
+    margin = plot.style.marker_size * 0.5 + GAP
+    texts = [text] + ([text.replace(" · ", "\n", 1), text.split(" · ")[0]]
+                      if " · " in text else [])
+    for t in texts:
+        if lab.toPlainText() != t:
+            lab.setText(t)
+        w_px, h_px = label_size(lab)
+        for lift in (0.0, margin):
+            left = free_left([sr - w_px, sl], sl, sr, w_px, psx, psy, sy - lift - h_px,
+                             sy - lift, margin)
+            if left is not None:
+                return left, lift
+    if lab.toPlainText() != text:
+        lab.setText(text)
+    return None, 0.0
 
 
 def region_labels(plot, x0: float, x1: float, y1: float, px_x: float) -> list:
