@@ -42,7 +42,7 @@ def lay_out(plot) -> None:
                 plot.layers["back"].invalidate()
     plot.place_legend()
     regions = region_labels(plot, x0, x1, y1, px_x)
-    chosen = [lab for k, lab, _ in ops if k[0] == plot.selected_op]
+    chosen = [lab for k, lab, hides in ops if k[0] == plot.selected_op and not hides]
     others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
     ridges = clear_of(plot, ridges, psx, psy, plot.style.marker_size * 0.5)  # (not over points)
     shown = declutter(plot, chosen + roofs + [lab for lab, _ in ridges] + others + regions)
@@ -103,9 +103,11 @@ def _inside_view(rects, vr) -> list[int]:
 
 def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarray) -> list:
     """Op labels beside their point: above or below (close neighbours alternate), else
-    to its right or left, wherever they cover the fewest points, earlier op labels and
+    to its right or left, else a line further out, wherever they cover the fewest points
+    (kept :data:`GAP` pixels clear of their markers), earlier op labels and
     the labels ``avoid`` (scene rectangles) and stay in the view; centred ones slide
-    inwards near the edges.  Returns ``(key, label, whether it hides a point)`` of each."""
+    inwards near the edges; the selected op's first.  Returns ``(key, label, whether it
+    hides a point)`` of each."""
     g, s = plot.geometry, plot.style
     vr = plot.vb.sceneBoundingRect()
     n = len(psx)
@@ -113,10 +115,11 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
     ax_, ay_ = (avoid[:, 0:1] + GRID_FX * aw).ravel(), (avoid[:, 1:2] + GRID_FY * ah).ravel()
     placed = np.empty((2, n + GRID_FX.size * len(g.labels)))  # points, then labels placed
     placed[0, :n], placed[1, :n] = psx, psy
-    margin = s.marker_size * 0.5
-    lxs, lys = plot.to_scene([ol.x for ol in g.labels], [ol.y for ol in g.labels])
+    margin = s.marker_size * 0.5 + GAP  # (the marker's radius, then the gap)
+    labels = sorted(g.labels, key=lambda ol: ol.op_index != plot.selected_op)  # (its pick)
+    lxs, lys = plot.to_scene([ol.x for ol in labels], [ol.y for ol in labels])
     out = []
-    for ol, lx, ly in zip(g.labels, lxs.tolist(), lys.tolist()):
+    for ol, lx, ly in zip(labels, lxs.tolist(), lys.tolist()):
         item = plot.op_labels.get(ol.key)
         if item is None:
             continue
@@ -145,14 +148,16 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
 
 def op_anchors(ol, w_px: float, px_x: float, x0: float, x1: float, marker: float) -> list:
     """Where an op's label may go: centred above or below its point (slid inwards near
-    the view's edges), or to its right or left."""
+    the view's edges), or to its right or left, or a line further above or below."""
     w, edge, ax = w_px / px_x, 4.0 / px_x, 0.5
     if w > 0:
         ax = min(max(ax, 1.0 - (x1 - edge - ol.x) / w), (ol.x - x0 - edge) / w)
         ax = min(max(ax, 0.0), 1.0)
     near, far = (1.3, -0.3) if ol.side == "above" else (-0.3, 1.3)
     side = marker * 0.8 / w_px if w_px > 0 else 0.0
-    return [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5)]
+    up = 1.0 if ol.side == "above" else -1.0  # (then a line further out: over a crowd)
+    return [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5), (ax, near + up),
+            (ax, far - up)]
 
 
 def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,

@@ -74,3 +74,23 @@ def test_every_label_keeps_clear_of_points_in_the_mlp_example(qtbot, shipped, si
         for lab in plot.op_labels.values():
             if lab.isVisible():
                 assert not too_close(plot, lab, pts, own_point(plot, lab)), lab.toPlainText()
+
+
+@pytest.mark.parametrize("size", [(1152, 648), (1600, 1000), (2304, 1296)])
+def test_the_selected_ops_label_covers_no_faded_point(qtbot, shipped, size):
+    with roofline(shipped, SIXTEEN, size) as (w, plot):
+        pts = points_in_scene(plot)
+        shown = 0  # (the selected op's labels on show)
+        for row in range(0, w.form.ops.list.count(), 3):
+            w.form.ops.list.setCurrentRow(row)
+            settle(w, plot)
+            assert plot.selected_op == row
+            for k, lab in plot.op_labels.items():
+                if k[0] == row and lab.isVisible():
+                    shown += 1
+                    assert not too_close(plot, lab, pts, own_point(plot, lab)), \
+                        (row, lab.toPlainText())
+        rows = len(range(0, w.form.ops.list.count(), 3))
+        # (moved rather than hidden where there is room: only the laptop's plot is too
+        # crowded for some of them, which are left to the hover)
+        assert shown == rows if size[0] >= 1600 else shown >= 2
