@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from roofgui.model.chips import SCALE_UP
 from roofgui.model.errors import ModelError
 from roofgui.model.ops import OP_KINDS
-from roofgui.gui.results_layout import ResizedSplitter, share_height
+from roofgui.gui.results_layout import ResizedSplitter, share_height, show_selected
 from roofgui.gui.summary_table import SummaryTable
 from roofgui.presentation.report import record, working
 from roofgui.presentation.summary import summarise
@@ -166,8 +166,9 @@ class ResultsPanel(QWidget):
         self.outer.addWidget(detail)
         self.outer.setChildrenCollapsible(False)
         self.user_split = False  # (the user dragged the summary's edge: it stays)
+        self.shown_selected: list[int] = []  # (the summary's rows last scrolled to)
         self.outer.splitterMoved.connect(lambda *_: setattr(self, "user_split", True))
-        self.outer.resized.connect(lambda: share_height(self))
+        self.outer.resized.connect(lambda: (share_height(self), show_selected(self, True)))
         lay.addWidget(self.outer, 1)
         self._rows: list[tuple[str, str, str, str]] = []
         self._records: list[dict] = []
@@ -260,6 +261,7 @@ class ResultsPanel(QWidget):
         self._fit_columns()
         self._set_working(working_text(op, entries, recs, extra_lines))
         share_height(self)
+        show_selected(self)
 
     @staticmethod
     def _set_cell(item: QTableWidgetItem, text: str, key: str, bold: bool) -> None:

@@ -5,7 +5,7 @@ figures in view, however short the panel (a laptop's 1280×720)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QAbstractItemView, QSplitter
 
 #: the detail's figures kept in view below its column headings
 DETAIL_ROWS = 3
@@ -80,3 +80,17 @@ def comfortable_height(panel) -> int:
     heading = panel.heading.fontMetrics().lineSpacing() * 2
     detail += max(0, heading - max(panel.heading.height(), panel.copy_button.sizeHint().height()))
     return summary + panel.outer.handleWidth() + detail + m.top() + m.bottom()
+
+
+def show_selected(panel, force: bool = False) -> None:
+    """Scroll the summary to the selected op's rows when another op is selected (or the
+    rows move) or, ``force``, the panel is resized: its verdict stays in view in a short
+    panel; the user's own scrolling stands while the same op stays selected."""
+    table = panel.summary
+    rows = [r + 1 for r in table.summary().selected_rows]  # (below the whole block's)
+    if not rows or (rows == panel.shown_selected and not force):
+        return
+    panel.shown_selected = rows
+    model = table.model()
+    for r in (rows[-1], rows[0]):
+        table.scrollTo(model.index(r, 0), QAbstractItemView.ScrollHint.EnsureVisible)

@@ -77,3 +77,17 @@ def test_a_split_the_user_drags_stands(qtbot, results_at):
     panel.window().controller.open_path(EXAMPLES / LLM[1], ask=False)
     flush(panel.window())
     assert panel.outer.sizes()[0] == dragged
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_selected_ops_verdict_stays_in_view(qtbot, results_at, size):
+    """In a short panel the summary scrolls to the op selected in the op list."""
+    panel = results_at(OTHERS[1], size)
+    ops = panel.window().form.ops.list
+    for row in (ops.count() - 1, 7, 2):
+        ops.setCurrentRow(row)
+        flush(panel.window())
+        marked = [r for r in shown_rows(panel.summary)
+                  if panel.summary.verticalHeaderItem(r).text().startswith("▸")]
+        assert marked and set(marked) <= set(rows_in_view(panel.summary)), row
+        assert len(rows_in_view(panel.table)) >= 3
