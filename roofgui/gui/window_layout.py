@@ -64,15 +64,16 @@ def save_layout(w, s: QSettings) -> None:
 
 def default_dock_sizes(w) -> None:
     """The form beside the plot, the chips beneath the form, the results beneath the plot:
-    a third of the height, or up to 36 % on a short screen to show the summary's verdicts
-    and a few of the selected op's figures."""
+    a third of the height, or up to 36 % (while 460 px stay for the rest) to show the
+    summary's verdicts and a few of the selected op's figures."""
     h = max(w.height(), 600)
     w.resizeDocks([w.form_dock], [390], Qt.Orientation.Horizontal)
     w.resizeDocks([w.form_dock, w.chips_dock], [int(h * 0.6), int(h * 0.4)], Qt.Orientation.Vertical)
     dock = w.results_dock
     title = dock.fontMetrics().height() + 8  # (the dock's title bar)
     need = comfortable_height(w.results) + title
-    w.resizeDocks([dock], [min(max(int(h * 0.32), need), int(h * 0.36))], Qt.Orientation.Vertical)
+    grown = min(need, int(h * 0.36), h - 460)  # (the plot keeps 460 px: its legend inside)
+    w.resizeDocks([dock], [max(int(h * 0.32), grown)], Qt.Orientation.Vertical)
 
 
 def dropped_scenario(event) -> str | None:
