@@ -82,15 +82,16 @@ def close_gaps(placed: Sequence, shown: list) -> None:
 
 
 def free_left(prefs, lo: float, hi: float, w: float, xs, ys, top: float, bottom: float,
-              margin: float) -> float | None:
+              margin) -> float | None:
     """Where a label ``w`` pixels wide, between the scene rows ``top`` and ``bottom``, may
-    start within ``[lo, hi - w]`` so that it keeps ``margin`` pixels from every scene point
-    ``xs, ys``: the first of ``prefs`` that does, else the free spot just beside a point
-    that lies furthest right; None when there is none."""
+    start within ``[lo, hi - w]`` so that it keeps ``margin`` pixels (one for all, or one
+    each) from every scene point ``xs, ys``: the first of ``prefs`` that does, else the
+    free spot just beside a point that lies furthest right; None when there is none."""
     x = np.asarray(xs, dtype=np.float64)
     y = np.asarray(ys, dtype=np.float64)
-    near = (y >= top - margin) & (y <= bottom + margin)
-    a, b = x[near] - margin, x[near] + margin  # (the spans a label may not reach into)
+    m = np.broadcast_to(np.asarray(margin, dtype=np.float64), x.shape)
+    near = (y >= top - m) & (y <= bottom + m)
+    a, b = x[near] - m[near], x[near] + m[near]  # (the spans a label may not reach into)
     beside = np.sort(np.concatenate([a - w, b]))[::-1]
     cands = np.concatenate([np.asarray(prefs, dtype=np.float64), beside])
     ok = (cands >= lo - 0.01) & (cands + w <= hi + 0.01)

@@ -27,9 +27,13 @@ def lay_out(plot) -> None:
     points = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points
                                                 if p.net_x is not None]
     psx, psy = plot.to_scene([q[0] for q in points], [q[1] for q in points])
-    roofs = roof_labels(plot, psx, psy, x0, x1, y0, px_x, px_y)
+    view = (x0, x1, y0, px_x, px_y)
+    roofs = roof_labels(plot, psx, psy, *view)
     ops = op_labels(plot, psx, psy, x0, x1, px_x,
                     scene_rects(plot, roofs + [lab for lab, _ in ridges]))
+    chosen = [lab for k, lab, hides in ops if k[0] == plot.selected_op and not hides]
+    others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
+    roofs = roofs_clear_of(plot, roofs, chosen, psx, psy, view)
     # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
     for reg in g.regions:
         ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -42,11 +46,27 @@ def lay_out(plot) -> None:
                 plot.layers["back"].invalidate()
     plot.place_legend()
     regions = region_labels(plot, x0, x1, y1, px_x)
-    chosen = [lab for k, lab, hides in ops if k[0] == plot.selected_op and not hides]
-    others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
     ridges = clear_of(plot, ridges, psx, psy, plot.style.marker_size * 0.5)  # (not over points)
     shown = declutter(plot, chosen + roofs + [lab for lab, _ in ridges] + others + regions)
     close_gaps(ridges, shown)
+
+
+def roofs_clear_of(plot, roofs: list, chosen: list, psx, psy, view) -> list:
+    """The roof labels ``roofs`` placed again, clear of the selected op's labels
+    ``chosen`` as of points, when one would sit on them (the selected op's label is shown
+    first: the roof label would be hidden rather than moved)."""
+    if not chosen or not roofs:
+        return roofs
+    c, r = scene_rects(plot, chosen), scene_rects(plot, roofs)
+    if not ((r[:, None, 0] < c[None, :, 2] + GAP) & (r[:, None, 2] + GAP > c[None, :, 0])
+            & (r[:, None, 1] < c[None, :, 3] + GAP) & (r[:, None, 3] + GAP > c[None, :, 1])).any():
+        return roofs
+    w, h = c[:, 2:3] - c[:, 0:1], c[:, 3:4] - c[:, 1:2]
+    sx, sy = (c[:, 0:1] + GRID_FX * w).ravel(), (c[:, 1:2] + GRID_FY * h).ravel()
+    margins = np.concatenate([np.full(len(psx), plot.style.marker_size * 0.5 + GAP),
+                              np.full(len(sx), GAP)])  # (a marker's radius; text: the gap)
+    return roof_labels(plot, np.concatenate([psx, sx]), np.concatenate([psy, sy]), *view,
+                       margins=margins)
 
 
 def obstacles(plot) -> tuple[np.ndarray, np.ndarray]:
@@ -161,10 +181,11 @@ def op_anchors(ol, w_px: float, px_x: float, x0: float, x1: float, marker: float
 
 
 def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
-                px_y: float) -> list:
+                px_y: float, margins=None) -> list:
     """Compute-roof labels just above their roofs, spread apart, each where
-    :func:`roof_spot` finds it room (the labels with room to show, spread no more than two
-    lines from their roof)."""
+    :func:`roof_spot` finds it room clear of the scene points ``psx, psy`` (by ``margins``
+    pixels each, or a marker's radius and the gap) (the labels with room to show, spread
+    no more than two lines from their roof)."""
     s = plot.style
     roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
     labs = [plot.roof_labels[(cid, r.key)] for cid, r in roofs]
@@ -177,7 +198,7 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
         start = max(r.x[0], x0) + 2 * pad
         right = x1 - pad
         (sl, sr), (sy, _) = plot.to_scene([start, right], [y, y])
-        left, lift = roof_spot(plot, lab, r.label, (sl, sr, sy), psx, psy)
+        left, lift = roof_spot(plot, lab, r.label, (sl, sr, sy), psx, psy, margins)
         if left is not None and abs(y_px + lift - (r.y[0] - y0) * px_y) <= 2 * line_h:
             out.append(lab)  # (room, by its roof, clear of the points)
         y += lift / px_y
@@ -190,7 +211,8 @@ def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
     return out
 
 
-def roof_spot(plot, lab, text: str, span, psx, psy) -> tuple[float | None, float]:
+def roof_spot(plot, lab, text: str, span, psx, psy,
+              margins=None) -> tuple[float | None, float]:
     """Where a roof label may start (scene x) between ``span``'s left and right at its
     height, and how many pixels it is lifted: on its roof at the right edge, else just
     after the ridge, else beside the points furthest right, keeping :data:`GAP` pixels
@@ -198,7 +220,8 @@ def roof_spot(plot, lab, text: str, span, psx, psy) -> tuple[float | None, float
     lines (the chips a coincident roof names on the second), else without those chips
     (the hover names them).  None: nowhere."""
     sl, sr, sy = span
-    margin = plot.style.marker_size * 0.5 + GAP
+    margin = plot.style.marker_size * 0.5 + GAP  # (a marker's radius, then the gap)
+    clear = margin if margins is None else margins
     texts = [text] + ([text.replace(" · ", "\n", 1), text.split(" · ")[0]]
                       if " · " in text else [])
     for t in texts:
@@ -207,7 +230,7 @@ def roof_spot(plot, lab, text: str, span, psx, psy) -> tuple[float | None, float
         w_px, h_px = label_size(lab)
         for lift in (0.0, margin):
             left = free_left([sr - w_px, sl], sl, sr, w_px, psx, psy, sy - lift - h_px,
-                             sy - lift, margin)
+                             sy - lift, clear)
             if left is not None:
                 return left, lift
     if lab.toPlainText() != text:

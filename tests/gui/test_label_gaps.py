@@ -94,3 +94,21 @@ def test_the_selected_ops_label_covers_no_faded_point(qtbot, shipped, size):
         # (moved rather than hidden where there is room: only the laptop's plot is too
         # crowded for some of them, which are left to the hover)
         assert shown == rows if size[0] >= 1600 else shown >= 2
+
+
+@pytest.mark.parametrize("path, size, row, least", [(MLP, (1152, 648), 2, 1),
+                                                    (SIXTEEN, (1600, 1000), 0, 5)])
+def test_a_roof_label_moves_from_under_the_selected_ops_label(qtbot, shipped, path, size,
+                                                              row, least):
+    """The selected op's label is shown first; a roof label it would sit on moves along
+    (or above) its roof rather than being hidden, keeping the gap from that label too."""
+    with roofline(shipped, path, size) as (w, plot):
+        w.form.ops.list.setCurrentRow(row)
+        settle(w, plot)
+        roofs = [lab for lab in plot.roof_labels.values() if lab.isVisible()]
+        assert len(roofs) >= least
+        chosen = [lab for k, lab in plot.op_labels.items() if k[0] == row and lab.isVisible()]
+        assert chosen
+        for lab in roofs:
+            grown = lab.sceneBoundingRect().adjusted(-GAP + 0.5, -GAP + 0.5, GAP - 0.5, GAP - 0.5)
+            assert not any(grown.intersects(c.sceneBoundingRect()) for c in chosen)
