@@ -89,13 +89,19 @@ def free_left(prefs, lo: float, hi: float, w: float, xs, ys, top: float, bottom:
     free spot just beside a point that lies furthest right; None when there is none."""
     x = np.asarray(xs, dtype=np.float64)
     y = np.asarray(ys, dtype=np.float64)
-    m = np.broadcast_to(np.asarray(margin, dtype=np.float64), x.shape)
+    m = np.asarray(margin, dtype=np.float64)
     near = (y >= top - m) & (y <= bottom + m)
-    a, b = x[near] - m[near], x[near] + m[near]  # (the spans a label may not reach into)
-    beside = np.sort(np.concatenate([a - w, b]))[::-1]
-    cands = np.concatenate([np.asarray(prefs, dtype=np.float64), beside])
-    ok = (cands >= lo - 0.01) & (cands + w <= hi + 0.01)
-    if a.size:
-        ok &= ~((a[None, :] < cands[:, None] + w) & (b[None, :] > cands[:, None])).any(axis=1)
-    hit = np.flatnonzero(ok)
-    return float(cands[hit[0]]) if hit.size else None
+    if m.ndim:
+        m = m[near]
+    a, b = x[near] - m, x[near] + m  # (the spans a label may not reach into)
+
+    def free(cands: np.ndarray) -> np.ndarray:
+        ok = (cands >= lo - 0.01) & (cands + w <= hi + 0.01)
+        if a.size:
+            ok &= ~((a[None, :] < cands[:, None] + w) & (b[None, :] > cands[:, None])).any(axis=1)
+        return cands[ok]
+
+    spots = free(np.asarray(prefs, dtype=np.float64))
+    if not spots.size and a.size:
+        spots = free(np.sort(np.concatenate([a - w, b]))[::-1])
+    return float(spots[0]) if spots.size else None

@@ -7,6 +7,8 @@ corner and the band names clear of it.  Run before a paint after the view change
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from roofgui.plotting.declutter import (GAP, clear_of, close_gaps, declutter, free_left,
@@ -27,13 +29,13 @@ def lay_out(plot) -> None:
     points = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points
                                                 if p.net_x is not None]
     psx, psy = plot.to_scene([q[0] for q in points], [q[1] for q in points])
-    view = (x0, x1, y0, px_x, px_y)
-    roofs = roof_labels(plot, psx, psy, *view)
+    slots = roof_slots(plot, x0, x1, y0, px_x, px_y)
+    roofs = [sl.lab for sl in slots if place_roof(plot, sl, psx, psy)]
     ops = op_labels(plot, psx, psy, x0, x1, px_x,
                     scene_rects(plot, roofs + [lab for lab, _ in ridges]))
     chosen = [lab for k, lab, hides in ops if k[0] == plot.selected_op and not hides]
     others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
-    roofs = roofs_clear_of(plot, roofs, chosen, psx, psy, view)
+    roofs = roofs_clear_of(plot, slots, roofs, chosen, (psx, psy))
     # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
     for reg in g.regions:
         ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -51,22 +53,27 @@ def lay_out(plot) -> None:
     close_gaps(ridges, shown)
 
 
-def roofs_clear_of(plot, roofs: list, chosen: list, psx, psy, view) -> list:
-    """The roof labels ``roofs`` placed again, clear of the selected op's labels
-    ``chosen`` as of points, when one would sit on them (the selected op's label is shown
-    first: the roof label would be hidden rather than moved)."""
+def roofs_clear_of(plot, slots: list, roofs: list, chosen: list, points) -> list:
+    """The roof labels ``roofs`` (placed from ``slots``), those that would sit on the
+    selected op's labels ``chosen`` placed again clear of them as of points (the selected
+    op's label is shown first: the roof label would be hidden rather than moved)."""
     if not chosen or not roofs:
         return roofs
     c, r = scene_rects(plot, chosen), scene_rects(plot, roofs)
-    if not ((r[:, None, 0] < c[None, :, 2] + GAP) & (r[:, None, 2] + GAP > c[None, :, 0])
-            & (r[:, None, 1] < c[None, :, 3] + GAP) & (r[:, None, 3] + GAP > c[None, :, 1])).any():
+    hit = ((r[:, None, 0] < c[None, :, 2] + GAP) & (r[:, None, 2] + GAP > c[None, :, 0])
+           & (r[:, None, 1] < c[None, :, 3] + GAP) & (r[:, None, 3] + GAP > c[None, :, 1]))
+    if not hit.any():
         return roofs
+    psx, psy = points
     w, h = c[:, 2:3] - c[:, 0:1], c[:, 3:4] - c[:, 1:2]
     sx, sy = (c[:, 0:1] + GRID_FX * w).ravel(), (c[:, 1:2] + GRID_FY * h).ravel()
+    xs, ys = np.concatenate([psx, sx]), np.concatenate([psy, sy])
     margins = np.concatenate([np.full(len(psx), plot.style.marker_size * 0.5 + GAP),
                               np.full(len(sx), GAP)])  # (a marker's radius; text: the gap)
-    return roof_labels(plot, np.concatenate([psx, sx]), np.concatenate([psy, sy]), *view,
-                       margins=margins)
+    again = {id(lab) for lab, h in zip(roofs, hit.any(axis=1).tolist()) if h}
+    shown = {id(lab) for lab in roofs}
+    return [sl.lab for sl in slots if id(sl.lab) in shown and (
+        id(sl.lab) not in again or place_roof(plot, sl, xs, ys, margins))]
 
 
 def obstacles(plot) -> tuple[np.ndarray, np.ndarray]:
@@ -180,35 +187,60 @@ def op_anchors(ol, w_px: float, px_x: float, x0: float, x1: float, marker: float
             (ax, far - up)]
 
 
-def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
-                px_y: float, margins=None) -> list:
-    """Compute-roof labels just above their roofs, spread apart, each where
-    :func:`roof_spot` finds it room clear of the scene points ``psx, psy`` (by ``margins``
-    pixels each, or a marker's radius and the gap) (the labels with room to show, spread
-    no more than two lines from their roof)."""
+class RoofSlot(NamedTuple):
+    """Where a compute roof's label goes: its text at ``y`` (data), from ``start`` to
+    ``right`` (data x; ``sl``, ``sr``, ``sy`` in the scene), ``off`` pixels from its roof
+    once spread apart from the others, ``most`` pixels at the most."""
+
+    lab: object
+    text: str
+    y: float
+    start: float
+    right: float
+    sl: float
+    sr: float
+    sy: float
+    off: float
+    most: float
+    px_y: float
+
+
+def roof_slots(plot, x0: float, x1: float, y0: float, px_x: float, px_y: float) -> list:
+    """The compute roofs' labels' slots: just above their roofs, spread apart, from the
+    ridge (or the view's left) to the view's right edge."""
     s = plot.style
     roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
-    labs = [plot.roof_labels[(cid, r.key)] for cid, r in roofs]
+    if not roofs:
+        return []
     line_h = text_px(s, s.annotation_font_pt)
-    spread = pd.spread_1d([(r.y[0] - y0) * px_y for _, r in roofs], line_h * 1.02)
+    at = [(r.y[0] - y0) * px_y for _, r in roofs]
+    spread = pd.spread_1d(at, line_h * 1.02)
     pad = 3 * s.axis_width / px_x
-    out = []
-    for lab, (_, r), y_px in zip(labs, roofs, spread):
-        y = y0 + y_px / px_y
-        start = max(r.x[0], x0) + 2 * pad
-        right = x1 - pad
-        (sl, sr), (sy, _) = plot.to_scene([start, right], [y, y])
-        left, lift = roof_spot(plot, lab, r.label, (sl, sr, sy), psx, psy, margins)
-        if left is not None and abs(y_px + lift - (r.y[0] - y0) * px_y) <= 2 * line_h:
-            out.append(lab)  # (room, by its roof, clear of the points)
-        y += lift / px_y
-        if left is None or left >= sr - label_size(lab)[0] - 0.01:
-            lab.setPos(right, y)
-            set_anchor(lab, (1.0, 1.0))
-        else:
-            lab.setPos(start + (left - sl) * (right - start) / max(sr - sl, 1e-9), y)
-            set_anchor(lab, (0.0, 1.0))
-    return out
+    starts = [max(r.x[0], x0) + 2 * pad for _, r in roofs]
+    ys = [y0 + y_px / px_y for y_px in spread]
+    n = len(roofs)
+    sx, sy = plot.to_scene(starts + [x1 - pad] * n, ys + ys)
+    return [RoofSlot(plot.roof_labels[(cid, r.key)], r.label, ys[i], starts[i], x1 - pad,
+                     float(sx[i]), float(sx[n + i]), float(sy[i]), spread[i] - at[i],
+                     2 * line_h, px_y) for i, (cid, r) in enumerate(roofs)]
+
+
+def place_roof(plot, slot: RoofSlot, psx, psy, margins=None) -> bool:
+    """Put a roof label where :func:`roof_spot` finds it room clear of the scene points
+    ``psx, psy`` (by ``margins`` pixels each, or a marker's radius and the gap); True when
+    it may show (room, and no further than :attr:`RoofSlot.most` from its roof)."""
+    lab = slot.lab
+    left, lift = roof_spot(plot, lab, slot.text, (slot.sl, slot.sr, slot.sy), psx, psy,
+                           margins)
+    y = slot.y + lift / slot.px_y
+    if left is None or left >= slot.sr - label_size(lab)[0] - 0.01:
+        lab.setPos(slot.right, y)
+        set_anchor(lab, (1.0, 1.0))
+    else:
+        lab.setPos(slot.start + (left - slot.sl) * (slot.right - slot.start)
+                   / max(slot.sr - slot.sl, 1e-9), y)
+        set_anchor(lab, (0.0, 1.0))
+    return left is not None and abs(slot.off + lift) <= slot.most
 
 
 def roof_spot(plot, lab, text: str, span, psx, psy,
@@ -224,18 +256,40 @@ def roof_spot(plot, lab, text: str, span, psx, psy,
     clear = margin if margins is None else margins
     texts = [text] + ([text.replace(" · ", "\n", 1), text.split(" · ")[0]]
                       if " · " in text else [])
+    found, shown = (None, 0.0), text
     for t in texts:
-        if lab.toPlainText() != t:
-            lab.setText(t)
-        w_px, h_px = label_size(lab)
+        w_px, h_px = text_size(lab, t)
         for lift in (0.0, margin):
             left = free_left([sr - w_px, sl], sl, sr, w_px, psx, psy, sy - lift - h_px,
                              sy - lift, clear)
             if left is not None:
-                return left, lift
-    if lab.toPlainText() != text:
-        lab.setText(text)
-    return None, 0.0
+                found, shown = (left, lift), t
+                break
+        if found[0] is not None:
+            break
+    if lab.toPlainText() != shown:
+        lab.setText(shown)
+    return found
+
+
+#: text sizes measured, by (text, font): a label is not set to each text it might show
+#: at every layout just to measure it
+SIZES: dict[tuple[str, str], tuple[float, float]] = {}
+
+
+def text_size(lab, text: str) -> tuple[float, float]:
+    """The size in pixels ``lab`` would have showing ``text`` (measured once per font)."""
+    if lab.toPlainText() == text:
+        return label_size(lab)
+    key = (text, lab.textItem.font().key())
+    size = SIZES.get(key)
+    if size is None:
+        if len(SIZES) > 1000:
+            SIZES.clear()
+        if lab.toPlainText() != text:
+            lab.setText(text)
+        size = SIZES[key] = label_size(lab)
+    return size
 
 
 def region_labels(plot, x0: float, x1: float, y1: float, px_x: float) -> list:
