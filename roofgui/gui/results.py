@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
 from roofgui.model.chips import SCALE_UP
 from roofgui.model.errors import ModelError
 from roofgui.model.ops import OP_KINDS
+from roofgui.gui.results_layout import ResizedSplitter, share_height, show_selected
 from roofgui.gui.summary_table import SummaryTable
 from roofgui.presentation.report import record, working
 from roofgui.presentation.summary import summarise
@@ -130,16 +131,6 @@ def critical_order(kind_name: str) -> list[str]:
     return batch + [n for n in names if n not in batch]
 
 
-class ResizedSplitter(QSplitter):
-    """A splitter that says when it has been resized (and has shared out its new size)."""
-
-    resized = Signal()
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self.resized.emit()
-
-
 class ResultsPanel(QWidget):
     """Per chip: the figures of the selected op, and the working as copyable text."""
 
@@ -169,11 +160,15 @@ class ResultsPanel(QWidget):
         self.splitter.setStretchFactor(0, 11)
         self.splitter.setStretchFactor(1, 9)
         self.summary = SummaryTable()
-        self.outer = QSplitter(Qt.Orientation.Vertical)  # (the summary above the op's detail)
+        self.outer = ResizedSplitter(Qt.Orientation.Vertical)  # (the summary, the op's detail)
         dlay.addWidget(self.splitter, 1)
         self.outer.addWidget(self.summary)
         self.outer.addWidget(detail)
         self.outer.setChildrenCollapsible(False)
+        self.user_split = False  # (the user dragged the summary's edge: it stays)
+        self.shown_selected: list[int] = []  # (the summary's rows last scrolled to)
+        self.outer.splitterMoved.connect(lambda *_: setattr(self, "user_split", True))
+        self.outer.resized.connect(lambda: (share_height(self), show_selected(self, True)))
         lay.addWidget(self.outer, 1)
         self._rows: list[tuple[str, str, str, str]] = []
         self._records: list[dict] = []
@@ -233,6 +228,7 @@ class ResultsPanel(QWidget):
             self._rows, self._records = [], []
             self._resize(0, 0)
             self._set_working("")
+            share_height(self)
             return
         i = max(0, min(scenario.selected, len(scenario.ops) - 1))
         op = scenario.ops[i]
@@ -264,6 +260,8 @@ class ResultsPanel(QWidget):
                 head.setToolTip(tip)
         self._fit_columns()
         self._set_working(working_text(op, entries, recs, extra_lines))
+        share_height(self)
+        show_selected(self)
 
     @staticmethod
     def _set_cell(item: QTableWidgetItem, text: str, key: str, bold: bool) -> None:

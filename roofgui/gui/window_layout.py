@@ -7,6 +7,8 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDockWidget
 
+from roofgui.gui.results_layout import comfortable_height
+
 
 def first_size(w) -> None:
     """The size before any saved one: 90 % of the screen's available area, centred, so a
@@ -61,11 +63,17 @@ def save_layout(w, s: QSettings) -> None:
 
 
 def default_dock_sizes(w) -> None:
-    """The form beside the plot, the chips beneath the form, the results beneath the plot."""
+    """The form beside the plot, the chips beneath the form, the results beneath the plot:
+    a third of the height, or up to 36 % (while 460 px stay for the rest) to show the
+    summary's verdicts and a few of the selected op's figures."""
     h = max(w.height(), 600)
     w.resizeDocks([w.form_dock], [390], Qt.Orientation.Horizontal)
     w.resizeDocks([w.form_dock, w.chips_dock], [int(h * 0.6), int(h * 0.4)], Qt.Orientation.Vertical)
-    w.resizeDocks([w.results_dock], [int(h * 0.32)], Qt.Orientation.Vertical)
+    dock = w.results_dock
+    title = dock.fontMetrics().height() + 8  # (the dock's title bar)
+    need = comfortable_height(w.results) + title
+    grown = min(need, int(h * 0.36), h - 460)  # (the plot keeps 460 px: its legend inside)
+    w.resizeDocks([dock], [max(int(h * 0.32), grown)], Qt.Orientation.Vertical)
 
 
 def dropped_scenario(event) -> str | None:

@@ -7,9 +7,12 @@ corner and the band names clear of it.  Run before a paint after the view change
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from roofgui.plotting.declutter import clear_of, close_gaps, declutter, scene_rects
+from roofgui.plotting.declutter import (GAP, clear_of, close_gaps, declutter, free_left,
+                                        scene_rects)
 from roofgui.plotting.placement import (GRID_FX, GRID_FY, covered, label_samples, rect_bounds,
                                         sample_polyline)
 from roofgui.plotting.plot_items import label_size, set_anchor, text_px
@@ -26,9 +29,13 @@ def lay_out(plot) -> None:
     points = [(p.x, p.y) for p in g.points] + [(p.net_x, p.y) for p in g.points
                                                 if p.net_x is not None]
     psx, psy = plot.to_scene([q[0] for q in points], [q[1] for q in points])
-    roofs = roof_labels(plot, psx, psy, x0, x1, y0, px_x, px_y)
+    slots = roof_slots(plot, x0, x1, y0, px_x, px_y)
+    roofs = [sl.lab for sl in slots if place_roof(plot, sl, psx, psy)]
     ops = op_labels(plot, psx, psy, x0, x1, px_x,
                     scene_rects(plot, roofs + [lab for lab, _ in ridges]))
+    chosen = [lab for k, lab, hides in ops if k[0] == plot.selected_op and not hides]
+    others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
+    roofs = roofs_clear_of(plot, slots, roofs, chosen, (psx, psy))
     # bands: clipped to a little beyond the view (a band 1e60 wide is slow to fill)
     for reg in g.regions:
         ext = (max(reg.x0, x0 - 1.0), min(reg.x1, x1 + 1.0))
@@ -41,11 +48,32 @@ def lay_out(plot) -> None:
                 plot.layers["back"].invalidate()
     plot.place_legend()
     regions = region_labels(plot, x0, x1, y1, px_x)
-    chosen = [lab for k, lab, _ in ops if k[0] == plot.selected_op]
-    others = [lab for k, lab, hides in ops if k[0] != plot.selected_op and not hides]
     ridges = clear_of(plot, ridges, psx, psy, plot.style.marker_size * 0.5)  # (not over points)
     shown = declutter(plot, chosen + roofs + [lab for lab, _ in ridges] + others + regions)
     close_gaps(ridges, shown)
+
+
+def roofs_clear_of(plot, slots: list, roofs: list, chosen: list, points) -> list:
+    """The roof labels ``roofs`` (placed from ``slots``), those that would sit on the
+    selected op's labels ``chosen`` placed again clear of them as of points (the selected
+    op's label is shown first: the roof label would be hidden rather than moved)."""
+    if not chosen or not roofs:
+        return roofs
+    c, r = scene_rects(plot, chosen), scene_rects(plot, roofs)
+    hit = ((r[:, None, 0] < c[None, :, 2] + GAP) & (r[:, None, 2] + GAP > c[None, :, 0])
+           & (r[:, None, 1] < c[None, :, 3] + GAP) & (r[:, None, 3] + GAP > c[None, :, 1]))
+    if not hit.any():
+        return roofs
+    psx, psy = points
+    w, h = c[:, 2:3] - c[:, 0:1], c[:, 3:4] - c[:, 1:2]
+    sx, sy = (c[:, 0:1] + GRID_FX * w).ravel(), (c[:, 1:2] + GRID_FY * h).ravel()
+    xs, ys = np.concatenate([psx, sx]), np.concatenate([psy, sy])
+    margins = np.concatenate([np.full(len(psx), plot.style.marker_size * 0.5 + GAP),
+                              np.full(len(sx), GAP)])  # (a marker's radius; text: the gap)
+    again = {id(lab) for lab, h in zip(roofs, hit.any(axis=1).tolist()) if h}
+    shown = {id(lab) for lab in roofs}
+    return [sl.lab for sl in slots if id(sl.lab) in shown and (
+        id(sl.lab) not in again or place_roof(plot, sl, xs, ys, margins))]
 
 
 def obstacles(plot) -> tuple[np.ndarray, np.ndarray]:
@@ -102,9 +130,11 @@ def _inside_view(rects, vr) -> list[int]:
 
 def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarray) -> list:
     """Op labels beside their point: above or below (close neighbours alternate), else
-    to its right or left, wherever they cover the fewest points, earlier op labels and
+    to its right or left, else a line further out, wherever they cover the fewest points
+    (kept :data:`GAP` pixels clear of their markers), earlier op labels and
     the labels ``avoid`` (scene rectangles) and stay in the view; centred ones slide
-    inwards near the edges.  Returns ``(key, label, whether it hides a point)`` of each."""
+    inwards near the edges; the selected op's first.  Returns ``(key, label, whether it
+    hides a point)`` of each."""
     g, s = plot.geometry, plot.style
     vr = plot.vb.sceneBoundingRect()
     n = len(psx)
@@ -112,10 +142,11 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
     ax_, ay_ = (avoid[:, 0:1] + GRID_FX * aw).ravel(), (avoid[:, 1:2] + GRID_FY * ah).ravel()
     placed = np.empty((2, n + GRID_FX.size * len(g.labels)))  # points, then labels placed
     placed[0, :n], placed[1, :n] = psx, psy
-    margin = s.marker_size * 0.5
-    lxs, lys = plot.to_scene([ol.x for ol in g.labels], [ol.y for ol in g.labels])
+    margin = s.marker_size * 0.5 + GAP  # (the marker's radius, then the gap)
+    labels = sorted(g.labels, key=lambda ol: ol.op_index != plot.selected_op)  # (its pick)
+    lxs, lys = plot.to_scene([ol.x for ol in labels], [ol.y for ol in labels])
     out = []
-    for ol, lx, ly in zip(g.labels, lxs.tolist(), lys.tolist()):
+    for ol, lx, ly in zip(labels, lxs.tolist(), lys.tolist()):
         item = plot.op_labels.get(ol.key)
         if item is None:
             continue
@@ -144,48 +175,121 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
 
 def op_anchors(ol, w_px: float, px_x: float, x0: float, x1: float, marker: float) -> list:
     """Where an op's label may go: centred above or below its point (slid inwards near
-    the view's edges), or to its right or left."""
+    the view's edges), or to its right or left, or a line further above or below."""
     w, edge, ax = w_px / px_x, 4.0 / px_x, 0.5
     if w > 0:
         ax = min(max(ax, 1.0 - (x1 - edge - ol.x) / w), (ol.x - x0 - edge) / w)
         ax = min(max(ax, 0.0), 1.0)
     near, far = (1.3, -0.3) if ol.side == "above" else (-0.3, 1.3)
     side = marker * 0.8 / w_px if w_px > 0 else 0.0
-    return [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5)]
+    up = 1.0 if ol.side == "above" else -1.0  # (then a line further out: over a crowd)
+    return [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5), (ax, near + up),
+            (ax, far - up)]
 
 
-def roof_labels(plot, psx, psy, x0: float, x1: float, y0: float, px_x: float,
-                px_y: float) -> list:
-    """Compute-roof labels just above their roofs, spread apart: at the right edge, or
-    just after the ridge when an op's point sits where the label would go (the labels
-    with room to show, spread no more than two lines from their roof, over no point)."""
+class RoofSlot(NamedTuple):
+    """Where a compute roof's label goes: its text at ``y`` (data), from ``start`` to
+    ``right`` (data x; ``sl``, ``sr``, ``sy`` in the scene), ``off`` pixels from its roof
+    once spread apart from the others, ``most`` pixels at the most."""
+
+    lab: object
+    text: str
+    y: float
+    start: float
+    right: float
+    sl: float
+    sr: float
+    sy: float
+    off: float
+    most: float
+    px_y: float
+
+
+def roof_slots(plot, x0: float, x1: float, y0: float, px_x: float, px_y: float) -> list:
+    """The compute roofs' labels' slots: just above their roofs, spread apart, from the
+    ridge (or the view's left) to the view's right edge."""
     s = plot.style
     roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
-    labs = [plot.roof_labels[(cid, r.key)] for cid, r in roofs]
-    sizes = [label_size(lab) for lab in labs]
+    if not roofs:
+        return []
     line_h = text_px(s, s.annotation_font_pt)
-    spread = pd.spread_1d([(r.y[0] - y0) * px_y for _, r in roofs], line_h * 1.02)
+    at = [(r.y[0] - y0) * px_y for _, r in roofs]
+    spread = pd.spread_1d(at, line_h * 1.02)
     pad = 3 * s.axis_width / px_x
-    out = []
-    for lab, (_, r), y_px, (w_px, h_px) in zip(labs, roofs, spread, sizes):
-        y = y0 + y_px / px_y
-        start = max(r.x[0], x0) + 2 * pad
-        right = x1 - pad
-        cands = [(right - w_px / px_x, right, (1.0, 1.0)),
-                 (start, start + w_px / px_x, (0.0, 1.0))]
-        (l0, r0, l1, r1), (t0, _, t1, _) = plot.to_scene(
-            [c[i] for c in cands for i in (0, 1)], [y] * 4)
-        rects = [(l0, t0 - h_px, r0 - l0, h_px), (l1, t1 - h_px, r1 - l1, h_px)]
-        counts = covered(rect_bounds(rects, s.marker_size * 0.6), psx, psy)
-        best = 0 if counts[0] <= counts[1] else 1  # (the fewest points near; a tie: the right edge)
-        left, top, w, h = rects[best]
-        if right - start > w_px / px_x and abs(y_px - (r.y[0] - y0) * px_y) <= 2 * line_h \
-                and not covered(rect_bounds([(left, top + h / 4, w, h / 2)]), psx, psy)[0]:
-            out.append(lab)  # (room, by its roof, and its text over no point's centre)
-        a, b, anchor = cands[best]
-        lab.setPos(b if anchor[0] == 1.0 else a, y)
-        set_anchor(lab, anchor)
-    return out
+    starts = [max(r.x[0], x0) + 2 * pad for _, r in roofs]
+    ys = [y0 + y_px / px_y for y_px in spread]
+    n = len(roofs)
+    sx, sy = plot.to_scene(starts + [x1 - pad] * n, ys + ys)
+    return [RoofSlot(plot.roof_labels[(cid, r.key)], r.label, ys[i], starts[i], x1 - pad,
+                     float(sx[i]), float(sx[n + i]), float(sy[i]), spread[i] - at[i],
+                     2 * line_h, px_y) for i, (cid, r) in enumerate(roofs)]
+
+
+def place_roof(plot, slot: RoofSlot, psx, psy, margins=None) -> bool:
+    """Put a roof label where :func:`roof_spot` finds it room clear of the scene points
+    ``psx, psy`` (by ``margins`` pixels each, or a marker's radius and the gap); True when
+    it may show (room, and no further than :attr:`RoofSlot.most` from its roof)."""
+    lab = slot.lab
+    left, lift = roof_spot(plot, lab, slot.text, (slot.sl, slot.sr, slot.sy), psx, psy,
+                           margins)
+    y = slot.y + lift / slot.px_y
+    if left is None or left >= slot.sr - label_size(lab)[0] - 0.01:
+        lab.setPos(slot.right, y)
+        set_anchor(lab, (1.0, 1.0))
+    else:
+        lab.setPos(slot.start + (left - slot.sl) * (slot.right - slot.start)
+                   / max(slot.sr - slot.sl, 1e-9), y)
+        set_anchor(lab, (0.0, 1.0))
+    return left is not None and abs(slot.off + lift) <= slot.most
+
+
+def roof_spot(plot, lab, text: str, span, psx, psy,
+              margins=None) -> tuple[float | None, float]:
+    """Where a roof label may start (scene x) between ``span``'s left and right at its
+    height, and how many pixels it is lifted: on its roof at the right edge, else just
+    after the ridge, else beside the points furthest right, keeping :data:`GAP` pixels
+    from every point's marker; else lifted clear of the points on its roof; else as two
+    lines (the chips a coincident roof names on the second), else without those chips
+    (the hover names them).  None: nowhere."""
+    sl, sr, sy = span
+    margin = plot.style.marker_size * 0.5 + GAP  # (a marker's radius, then the gap)
+    clear = margin if margins is None else margins
+    texts = [text] + ([text.replace(" · ", "\n", 1), text.split(" · ")[0]]
+                      if " · " in text else [])
+    found, shown = (None, 0.0), text
+    for t in texts:
+        w_px, h_px = text_size(lab, t)
+        for lift in (0.0, margin):
+            left = free_left([sr - w_px, sl], sl, sr, w_px, psx, psy, sy - lift - h_px,
+                             sy - lift, clear)
+            if left is not None:
+                found, shown = (left, lift), t
+                break
+        if found[0] is not None:
+            break
+    if lab.toPlainText() != shown:
+        lab.setText(shown)
+    return found
+
+
+#: text sizes measured, by (text, font): a label is not set to each text it might show
+#: at every layout just to measure it
+SIZES: dict[tuple[str, str], tuple[float, float]] = {}
+
+
+def text_size(lab, text: str) -> tuple[float, float]:
+    """The size in pixels ``lab`` would have showing ``text`` (measured once per font)."""
+    if lab.toPlainText() == text:
+        return label_size(lab)
+    key = (text, lab.textItem.font().key())
+    size = SIZES.get(key)
+    if size is None:
+        if len(SIZES) > 1000:
+            SIZES.clear()
+        if lab.toPlainText() != text:
+            lab.setText(text)
+        size = SIZES[key] = label_size(lab)
+    return size
 
 
 def region_labels(plot, x0: float, x1: float, y1: float, px_x: float) -> list:
