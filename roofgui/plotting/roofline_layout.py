@@ -214,7 +214,12 @@ def roof_slots(plot, x0: float, x1: float, y0: float, px_x: float, px_y: float) 
         return []
     line_h = text_px(s, s.annotation_font_pt)
     at = [(r.y[0] - y0) * px_y for _, r in roofs]
-    spread = pd.spread_1d(at, line_h * 1.02)
+    # apart by the labels' boxes and the gap declutter keeps between them (else two roofs
+    # a line apart keep one label), unless that lifts a label too far from its roof
+    box_h = max(label_size(plot.roof_labels[(cid, r.key)])[1] for cid, r in roofs)
+    spread = pd.spread_1d(at, max(line_h * 1.02, box_h + GAP))
+    if max(abs(a - b) for a, b in zip(spread, at)) > 2 * line_h:
+        spread = pd.spread_1d(at, line_h * 1.02)
     pad = 3 * s.axis_width / px_x
     starts = [max(r.x[0], x0) + 2 * pad for _, r in roofs]
     ys = [y0 + y_px / px_y for y_px in spread]

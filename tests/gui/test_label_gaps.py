@@ -112,3 +112,18 @@ def test_a_roof_label_moves_from_under_the_selected_ops_label(qtbot, shipped, pa
         for lab in roofs:
             grown = lab.sceneBoundingRect().adjusted(-GAP + 0.5, -GAP + 0.5, GAP - 0.5, GAP - 0.5)
             assert not any(grown.intersects(c.sceneBoundingRect()) for c in chosen)
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1600, 1000)])
+def test_two_roofs_a_line_apart_each_keep_their_label(qtbot, shipped, size):
+    # Llama-3 70B on H100 (989 TFLOP/s) and MI300X (1.31 PFLOP/s): the two flat roofs are
+    # about one text line apart on screen; both peaks are named, their boxes apart
+    path = EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"
+    with roofline(shipped, path, size) as (w, plot):
+        labels = [lab for (_, key), lab in plot.roof_labels.items() if key.startswith("compute")]
+        assert len(labels) == 2
+        assert all(lab.isVisible() for lab in labels), [lab.toPlainText() for lab in labels]
+        a, b = (lab.sceneBoundingRect() for lab in labels)
+        assert not a.intersects(b)
+        assert {lab.toPlainText().split(" · ")[0] for lab in labels} == {
+            "bf16 989 TFLOP/s", "bf16 1.31 PFLOP/s"}
