@@ -8,13 +8,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from roofgui.gui.document import ALL, SELECTED, TITLE
 from roofgui.model.errors import ModelError
 from roofgui.model.evaluate import Evaluation, evaluate_scenario, resolve_chips, sweep_scenario
-from roofgui.presentation.plotdata import DRAWN_POINTS, assign_colours
+from roofgui.presentation.plotdata import assign_colours
+from roofgui.presentation.polylines import drawn_samples
 
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
-#: The most sweep points the window evaluates per curve (log-spaced over the sweep's range;
-#: the drawing adds each curve's knees exactly): it draws no more.  An export of the sweep's
-#: table still evaluates every point the scenario asks for.
-MAX_SWEEP_POINTS = DRAWN_POINTS
 
 
 def op_bounds(ev: Evaluation) -> dict[int, list[tuple[str, str]]]:
@@ -161,7 +158,10 @@ class LiveEvaluator(QObject):
             w.llm_sweep_plot.update_from(sc, res, colours=dict(self.colours))
             return
         try:
-            curves, errors = sweep_scenario(sc, w.catalog, max_points=MAX_SWEEP_POINTS)
+            # (the points it draws, log-spaced over the range; the drawing adds each curve's
+            # knees exactly.  An export of the sweep's table evaluates every point asked for.)
+            curves, errors = sweep_scenario(
+                sc, w.catalog, max_points=drawn_samples(sc.sweep.start, sc.sweep.stop))
         except ModelError as e:
             curves, errors = [], [str(e)]
         self.sweep_errors = errors

@@ -24,6 +24,19 @@ DRAWN_PER_DECADE = 20
 DRAWN_POINTS = 2000
 
 
+def drawn_samples(start: float, stop: float, per_decade: float = DRAWN_PER_DECADE,
+                  most: int = DRAWN_POINTS) -> int:
+    """How many log-spaced samples from ``start`` to ``stop`` a drawing of a sweep keeps:
+    ``per_decade`` a decade (its knees come on top, exactly), at least 2, at most ``most``.
+    The window evaluates a sweep at just these (:func:`sweep_drawing` then keeps them all)."""
+    try:
+        span = abs(math.log10(stop / start))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return most
+    return int(max(min(math.ceil(span * per_decade) + 1, most), 2)) if math.isfinite(span) \
+        else most
+
+
 def densify(x: np.ndarray, y: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
     """Points every ``step`` (or closer) along a polyline, ends included (units of x and y)."""
     x = np.asarray(x, dtype=np.float64)

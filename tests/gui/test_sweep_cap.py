@@ -44,7 +44,7 @@ def test_the_window_sweeps_at_most_a_plots_worth_of_points_per_curve(window, qtb
     lines = window.sweep_plot.geometry.lines
     assert len(lines) == 4 and any(line.crit_x is not None for line in lines)
     for line in lines:
-        assert 100 <= line.x.size <= 2000  # (was 100,000)
+        assert line.x.size == 121  # the points drawn: 20 a decade (was 100,000)
         assert line.x[0] == pytest.approx(0.0) and line.x[-1] == pytest.approx(6.0)
         assert np.allclose(np.diff(line.x), np.diff(line.x)[0])  # log-spaced over the range
         if line.crit_x is not None:  # the knee, exactly, in what is drawn
@@ -69,3 +69,20 @@ def test_an_exported_sweep_figure_sweeps_no_more_points_than_it_draws(shipped):
     with Figure(many_points(100_000), shipped, ExportOptions("sweep", 640, 400, "slide")) as fig:
         assert len(fig.curves) == 4 and all(c.x.size <= 2000 for c in fig.curves)
         assert fig.png_bytes().startswith(b"\x89PNG")
+
+
+def test_the_drawn_sweep_follows_the_full_sweep_to_a_fraction_of_a_pixel(window, shipped):
+    # the window evaluates 20 points a decade and each knee exactly; against a sweep of
+    # 20,000 points the drawing strays by well under a pixel (a decade is ~100 px or more)
+    from roofgui.model.evaluate import sweep_scenario
+
+    sc = many_points(20_000)
+    window.doc.load(sc)
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    flush(window)
+    full, _ = sweep_scenario(window.doc.scenario, shipped)
+    assert full[0].x.size == 20_000
+    for line, curve in zip(window.sweep_plot.geometry.lines, full):
+        lx = np.log10(curve.x)
+        ly = np.log10(curve.result.attainable_flops)
+        assert np.abs(np.interp(lx, line.draw_x, line.draw_y) - ly).max() < 2e-3
