@@ -3,6 +3,12 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Write Python's bytecode caches (the gitignored __pycache__/) even where PYTHONDONTWRITEBYTECODE
+# is set: without them every xdist worker rewrites and compiles the test modules again (8 of
+# its 12 s of collection) and every child process (the command-line, export, packaging and
+# soak tests start dozens) compiles roofgui again (~1 s CPU each).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))

@@ -14,9 +14,9 @@ from PySide6.QtGui import QImage  # noqa: E402
 from roofgui.export import render  # noqa: E402
 from roofgui.export.render import export_file, render_image  # noqa: E402
 from test_export_support import (BLUE, LEGEND_CORNERS, ORANGE, VIEW, catalog,  # noqa: E402,F401
-                                 close, covered, data_points_scene, distinct_colours, figure,
-                                 ink_box, patch_colour, rgb, run_thickness, sharded_scenario,
-                                 to_picture, two_chip_scenario)
+                                 covered, data_points_scene, distinct_colours, figure, ink_box,
+                                 near, patch_colour, rgb, rgb_array, run_thickness,
+                                 sharded_scenario, to_picture, two_chip_scenario)
 
 
 # -- PNG --------------------------------------------------------------------------
@@ -116,14 +116,9 @@ def test_transparent_background(qapp, catalog):
 
 def test_sweep_plot_renders_its_curves(figure):
     f = figure(plot="sweep", title="Sweep")
-    img = f.image()
     a = f.axes_rect
-    blue = orange = 0
-    for y in range(int(a.top()), int(a.bottom()), 2):
-        for x in range(int(a.left()), int(a.right()), 2):
-            c = rgb(img, x, y)
-            blue += close(c, BLUE, 30)
-            orange += close(c, ORANGE, 30)
+    axes = rgb_array(f.image())[int(a.top()):int(a.bottom()):2, int(a.left()):int(a.right()):2]
+    blue, orange = near(axes, BLUE, 30).sum(), near(axes, ORANGE, 30).sum()
     assert blue > 200 and orange > 200
 
 
