@@ -265,3 +265,22 @@ def test_the_window_paints_on_the_gui_thread_alone(qapp, monkeypatch):
     monkeypatch.setenv("QT_NO_GUI_THREADPOOL", "0")
     app_mod.without_fill_threads()
     assert os.environ["QT_NO_GUI_THREADPOOL"] == "0"  # (the user's own stays)
+
+
+def test_a_scenario_file_with_qt_options_opens_the_window(qapp, monkeypatch, capsys, restore_hooks):
+    # `roofgui FILE.json [Qt options]`, as the window's usage says (it went to the command
+    # line's parser and failed on "invalid choice" when anything followed the file)
+    from roofgui import cli
+    from roofgui.app.display import opens_window
+
+    made = _fake_main_window(monkeypatch)
+    rc = cli.main(["my scenario.json", "-platform", "offscreen", "--smoke-test"])
+    assert rc == 0, capsys.readouterr()
+    assert made and made[0].kwargs["open_path"] == "my scenario.json"
+    made[0].close()
+    for argv in ([], ["gui"], ["open", "x.json"], ["x.json"], ["-platform", "offscreen"],
+                 ["--smoke-test"], ["x.json", "-style", "Fusion"]):
+        assert opens_window(argv), argv
+    for argv in (["chips"], ["-h"], ["--help"], ["--version"], ["analyze", "--op", "dot"],
+                 ["export", "x.json", "out.png"]):
+        assert not opens_window(argv), argv

@@ -33,6 +33,17 @@ QT_OPTS_WITH_VALUE = frozenset({"-platform", "-platformpluginpath", "-platformth
                                 "-ncols", "-cmap", "-im", "-inputstyle"})
 
 
+def opens_window(argv: Sequence[str]) -> bool:
+    """Whether a ``roofgui`` command line opens the window: nothing, ``gui`` or ``open``, or
+    what the window's usage allows, a scenario file, Qt's options (one dash: ``-platform
+    offscreen``) and ``--smoke-test``, in any order (anything else is the command line's)."""
+    if not argv or argv[0] in ("gui", "open"):
+        return True
+    first = argv[0]
+    return first.endswith(".json") or first == "--smoke-test" or (
+        first.startswith("-") and not first.startswith("--") and first != "-h")
+
+
 def split_args(argv: Sequence[str]) -> tuple[str | None, str | None]:
     """(the file to open, the ``-platform`` asked for on the command line)."""
     path = platform_arg = None

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
+from roofgui.app.display import opens_window
 from roofgui.model.errors import ModelError
 
 from roofgui.cli import llm as cli_llm, measured, pareto as cli_pareto, tiles, validate
@@ -340,7 +341,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     """Entry point.  Returns the exit status."""
     out = out or sys.stdout
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("gui", "open") or (argv[0].endswith(".json") and len(argv) == 1):
+    if opens_window(argv):
         from roofgui.app import main as gui_main
         return gui_main(argv[1:] if argv and argv[0] in ("gui", "open") else argv)
     err, sys.stderr = sys.stderr, SafeWriter(sys.stderr)  # no raw control characters
