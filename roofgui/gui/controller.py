@@ -52,6 +52,7 @@ class DocumentController(QObject):
         self.settings = app_settings()
         #: Examples left out (each names the file and the problem), also shown in the menu.
         self.example_problems: list[str] = []
+        self.open_error = ""  # why the last file that could not be opened could not
         self._build_actions()
         self.recent_menu = QMenu("Open &Recent", parent_widget)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -86,13 +87,18 @@ class DocumentController(QObject):
         if path:
             self.open_path(path, ask=False)
 
-    def open_path(self, path: str | Path, ask: bool = True) -> bool:
+    def open_path(self, path: str | Path, ask: bool = True, modal: bool = True) -> bool:
+        """Open a scenario file.  A file that cannot be read is named in a message box, or
+        (``modal`` False: the file given at start-up) in :attr:`open_error` for the window
+        to show once it is up."""
         if ask and not self.maybe_save():
             return False
         try:
             self.doc.open(path)
         except ModelError as e:
-            QMessageBox.warning(self.window, "Cannot open scenario", str(e))
+            self.open_error = str(e)
+            if modal:
+                QMessageBox.warning(self.window, "Cannot open scenario", str(e))
             self._forget_recent(path)
             return False
         self._add_recent(Path(path))

@@ -181,13 +181,16 @@ class MainWindow(QMainWindow):
         """What to show first: the file asked for, the last session, or the default example."""
         if restore:
             self._layout_restored = wl.restore_layout(self, self.controller.settings)
-        opened = False
-        if open_path is not None:
-            opened = self.controller.open_path(open_path, ask=False)
+        opened = failed = False
+        if open_path is not None:  # (unreadable: said in the notice bar, not in a box before
+            opened = self.controller.open_path(open_path, ask=False, modal=False)  # the window)
+            failed = not opened
         if not opened and restore:
             opened = self.controller.restore_session()
         if not opened:
             self.doc.load(self.doc.scenario)  # the default example (first launch)
+        if failed:
+            self.live.opened_notices.append(f"Cannot open scenario: {self.controller.open_error}")
         # unsaved work is autosaved; after a crash the next launch offers it back
         self.autosaver = Autosaver(self.doc, self)
         self.autosaver.message.connect(lambda m: self.statusBar().showMessage(m, 15000))

@@ -277,3 +277,35 @@ def test_killed_saves_temporary_files_are_removed_at_the_next_start(qtbot, shipp
     finally:
         close(w)
         lock.unlock()
+
+
+def test_a_file_given_at_start_that_cannot_be_read_is_named_in_the_window(qtbot, shipped, tmp_path,
+                                                                           monkeypatch):
+    # `roofgui broken.json`: the window opens (no box before it, which also held up a start-up
+    # smoke test), shows a scenario, and its notice bar names the file and the problem
+    from PySide6.QtWidgets import QMessageBox
+
+    from gui_helpers import close_quietly
+    from roofgui.gui.main_window import MainWindow
+
+    boxes = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: boxes.append(a))
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"ops": [', encoding="utf-8")
+    w = MainWindow(catalog=shipped, open_path=str(bad), restore=False)
+    w.show()
+    w.live.flush()
+    try:
+        assert not boxes
+        assert w.doc.path is None and w.doc.scenario.ops  # (the default scenario)
+        (msg,) = [m for m in w.notices.messages() if "broken.json" in m]
+        assert msg.startswith("Cannot open scenario: ") and "not valid JSON" in msg
+        assert "line 1" in msg
+        # the first edit reads it away, as the notices of an opening
+        field = w.form.editor.dim_edit("B")
+        field.setFocus()
+        qtbot.keyClicks(field, "2")
+        w.live.flush()
+        assert not [m for m in w.notices.messages() if "broken.json" in m]
+    finally:
+        close_quietly(w)
