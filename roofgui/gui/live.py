@@ -87,8 +87,10 @@ class LiveEvaluator(QObject):
 
     def on_changed(self, part: str, _origin: object = None) -> None:
         """The document's change: evaluate again unless it changed nothing plotted."""
-        if part not in (ALL, SELECTED):
+        if part not in (ALL, SELECTED) and self.opened_notices:
             self.opened_notices = []  # (an edit: the notices of the opening have been read)
+            if part == TITLE:
+                self.show_notices()  # (a title evaluates nothing: the bar is told here)
         if part == TITLE:
             return
         if part == SELECTED:
