@@ -51,6 +51,22 @@ def settle(w, plot=None) -> None:
     plot.grab()
 
 
+@contextmanager
+def fitted_roofline(catalog, path, size):
+    """A window of ``size`` on the scenario file ``path``, its roofline fitted and laid out:
+    ``(window, roofline plot)``; closed afterwards."""
+    w = open_window(catalog, restore=False, size=size)
+    try:
+        w.controller.open_path(path, ask=False)
+        plot = w.roofline_plot
+        settle(w, plot)
+        plot.fit()
+        settle(w, plot)
+        yield w, plot
+    finally:
+        close_quietly(w)
+
+
 def pixels(w) -> np.ndarray:
     """A widget's picture as an (h, w, 4) int array of RGBA (a plot's once its legend, which
     on screen is placed after the plot's paint, is in place)."""

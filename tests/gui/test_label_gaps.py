@@ -5,31 +5,14 @@ H200" did), and the selected op's boxed label covers no other op's faded point (
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
 from PySide6.QtCore import QPointF
 
-from gui_helpers import EXAMPLES, close_quietly, open_window, settle
+from gui_helpers import EXAMPLES, fitted_roofline, settle
 
 MLP = EXAMPLES / "09-mlp-on-three-gpus.json"
 SIXTEEN = EXAMPLES / "11-transformer-block-16-chips.json"
 GAP = 3.0
-
-
-@contextmanager
-def roofline(shipped, path, size):
-    """The window on ``path`` at ``size``, its roofline fitted and laid out."""
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(path, ask=False)
-        plot = w.roofline_plot
-        settle(w, plot)
-        plot.fit()
-        settle(w, plot)
-        yield w, plot
-    finally:
-        close_quietly(w)
 
 
 def points_in_scene(plot) -> list[tuple[float, float]]:
@@ -55,7 +38,7 @@ def own_point(plot, lab) -> tuple[float, float]:
 
 
 def test_the_mlp_roof_labels_keep_clear_of_the_points_on_their_roof(qtbot, shipped):
-    with roofline(shipped, MLP, (1600, 1000)) as (_w, plot):
+    with fitted_roofline(shipped, MLP, (1600, 1000)) as (_w, plot):
         pts = points_in_scene(plot)
         shown = [lab for lab in plot.roof_labels.values() if lab.isVisible()]
         texts = [lab.toPlainText() for lab in shown]
@@ -66,7 +49,7 @@ def test_the_mlp_roof_labels_keep_clear_of_the_points_on_their_roof(qtbot, shipp
 
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000), (2304, 1296)])
 def test_every_label_keeps_clear_of_points_in_the_mlp_example(qtbot, shipped, size):
-    with roofline(shipped, MLP, size) as (_w, plot):
+    with fitted_roofline(shipped, MLP, size) as (_w, plot):
         pts = points_in_scene(plot)
         for lab in plot.roof_labels.values():
             if lab.isVisible():
@@ -78,7 +61,7 @@ def test_every_label_keeps_clear_of_points_in_the_mlp_example(qtbot, shipped, si
 
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000), (2304, 1296)])
 def test_the_selected_ops_label_covers_no_faded_point(qtbot, shipped, size):
-    with roofline(shipped, SIXTEEN, size) as (w, plot):
+    with fitted_roofline(shipped, SIXTEEN, size) as (w, plot):
         pts = points_in_scene(plot)
         shown = 0  # (the selected op's labels on show)
         for row in range(0, w.form.ops.list.count(), 3):
@@ -102,7 +85,7 @@ def test_a_roof_label_moves_from_under_the_selected_ops_label(qtbot, shipped, pa
                                                               row, least):
     """The selected op's label is shown first; a roof label it would sit on moves along
     (or above) its roof rather than being hidden, keeping the gap from that label too."""
-    with roofline(shipped, path, size) as (w, plot):
+    with fitted_roofline(shipped, path, size) as (w, plot):
         w.form.ops.list.setCurrentRow(row)
         settle(w, plot)
         roofs = [lab for lab in plot.roof_labels.values() if lab.isVisible()]
@@ -119,7 +102,7 @@ def test_two_roofs_a_line_apart_each_keep_their_label(qtbot, shipped, size):
     # Llama-3 70B on H100 (989 TFLOP/s) and MI300X (1.31 PFLOP/s): the two flat roofs are
     # about one text line apart on screen; both peaks are named, their boxes apart
     path = EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"
-    with roofline(shipped, path, size) as (w, plot):
+    with fitted_roofline(shipped, path, size) as (w, plot):
         labels = [lab for (_, key), lab in plot.roof_labels.items() if key.startswith("compute")]
         assert len(labels) == 2
         assert all(lab.isVisible() for lab in labels), [lab.toPlainText() for lab in labels]

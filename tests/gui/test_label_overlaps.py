@@ -9,7 +9,7 @@ import itertools
 import pytest
 from PySide6.QtCore import QPoint
 
-from gui_helpers import EXAMPLES, close_quietly, open_window, settle
+from gui_helpers import EXAMPLES, fitted_roofline, settle
 
 MLP = EXAMPLES / "09-mlp-on-three-gpus.json"
 SIXTEEN = EXAMPLES / "11-transformer-block-16-chips.json"
@@ -36,13 +36,7 @@ def assert_no_overlaps(plot) -> None:
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
 @pytest.mark.parametrize("path", [MLP, SIXTEEN])
 def test_no_label_overlaps_another(qtbot, shipped, path, size):
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(path, ask=False)
-        settle(w)
-        plot = w.roofline_plot
-        plot.fit()
-        settle(w)
+    with fitted_roofline(shipped, path, size) as (w, plot):
         vr = plot.vb.sceneBoundingRect()
         corner = plot.mapFromScene(vr.bottomRight()) - QPoint(8, 8)
         qtbot.mouseMove(plot.viewport(), corner)  # the readout shows
@@ -55,8 +49,6 @@ def test_no_label_overlaps_another(qtbot, shipped, path, size):
         assert_no_overlaps(plot)
         assert any(lab.isVisible() for k, lab in plot.op_labels.items()
                    if k[0] == plot.selected_op)
-    finally:
-        close_quietly(w)
 
 
 @pytest.mark.parametrize("size", [(1152, 648), (1600, 1000)])
@@ -64,16 +56,8 @@ def test_no_label_overlaps_another(qtbot, shipped, path, size):
 def test_labels_side_by_side_keep_a_gap(qtbot, shipped, path, size):
     """Two labels touching end to end read as one ("decode B=32 MLP downdecode B=32 out
     proj"): those on a line keep a few pixels apart."""
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(path, ask=False)
-        settle(w)
-        plot = w.roofline_plot
-        plot.fit()
-        settle(w)
+    with fitted_roofline(shipped, path, size) as (_, plot):
         labels = shown_labels(plot)
         for a, b in itertools.combinations(labels, 2):
             ra, rb = a.sceneBoundingRect(), b.sceneBoundingRect()
             assert not ra.adjusted(-2, 0, 2, 0).intersects(rb), (a.toPlainText(), b.toPlainText())
-    finally:
-        close_quietly(w)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window, settle
+from gui_helpers import EXAMPLES, close_quietly, fitted_roofline, flush, open_window, settle
 from roofgui.model.scenario import load_scenario
 
 MLP = EXAMPLES / "09-mlp-on-three-gpus.json"
@@ -35,28 +35,14 @@ def assert_clear(plot):
                                               (SIXTEEN, (1152, 648), {"right", "below"}),
                                               (SIXTEEN, (1600, 1000), {"right", "below"})])
 def test_the_legend_goes_outside_rather_than_cover_data(qtbot, shipped, path, size, side):
-    w = open_window(shipped, restore=False, size=size)
-    try:
-        w.controller.open_path(path, ask=False)
-        settle(w)
-        w.roofline_plot.fit()
-        settle(w)
-        plot = w.roofline_plot
+    with fitted_roofline(shipped, path, size) as (_, plot):
         assert plot.legend_corner in side
         assert_clear(plot)
         assert not plot.legend.sceneBoundingRect().intersects(plot.vb.sceneBoundingRect())
-    finally:
-        close_quietly(w)
 
 
 def test_the_legend_comes_back_inside_when_a_corner_is_free(qtbot, shipped):
-    w = open_window(shipped, restore=False, size=(1152, 648))  # (90 % of 1280×720)
-    try:
-        w.controller.open_path(MLP, ask=False)
-        settle(w)
-        plot = w.roofline_plot
-        plot.fit()
-        settle(w)
+    with fitted_roofline(shipped, MLP, (1152, 648)) as (w, plot):  # (90 % of 1280×720)
         assert plot.legend_corner in ("right", "below")
         wide = plot.vb.sceneBoundingRect()
         w.resize(1600, 1000)  # a larger window: a corner is free again
@@ -66,8 +52,6 @@ def test_the_legend_comes_back_inside_when_a_corner_is_free(qtbot, shipped):
         vr = plot.vb.sceneBoundingRect()  # the room it took is given back
         assert vr.width() > wide.width() + 300 and vr.height() > wide.height()
         assert_clear(plot)
-    finally:
-        close_quietly(w)
 
 
 def test_an_export_draws_the_legend_outside_too(qtbot, shipped):
