@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QDockWidget, QFrame, QLabel, QMainWindow, QScrollArea,
+from PySide6.QtWidgets import (QFrame, QLabel, QMainWindow, QScrollArea,
                                QStackedWidget, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from roofgui.gui.autosave import Autosaver
@@ -156,26 +156,16 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.form)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         left = Qt.DockWidgetArea.LeftDockWidgetArea
-        self.form_dock = self._dock("Scenario", "scenarioDock", scroll, left)
+        self.form_dock = wl.add_dock(self, "Scenario", "scenarioDock", scroll, left)
         self.chips_panel = ChipsPanel(self.doc, self.catalog)
-        self.chips_dock = self._dock("Chips", "chipsDock", self.chips_panel, left)
+        self.chips_dock = wl.add_dock(self, "Chips", "chipsDock", self.chips_panel, left)
         self.splitDockWidget(self.form_dock, self.chips_dock, Qt.Orientation.Vertical)
         self.results = ResultsPanel()
-        self.results_dock = self._dock("Results", "resultsDock", self.results,
-                                       Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.results_dock = wl.add_dock(self, "Results", "resultsDock", self.results,
+                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.results_dock.dockLocationChanged.connect(self._results_moved)
         scroll.setMinimumWidth(self.form.minimumSizeHint().width() + 4  # (and its scroll bar)
                                + scroll.verticalScrollBar().sizeHint().width())
-
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        d = QDockWidget(title, self)
-        d.setObjectName(name)
-        d.setWidget(widget)
-        d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        self.addDockWidget(area, d)
-        return d
 
     def _open_first(self, open_path: str | Path | None, restore: bool) -> None:
         """What to show first: the file asked for, the last session, or the default example."""

@@ -111,16 +111,23 @@ def take_drop(w, event) -> bool:
     return True
 
 
-def tabbed_dock(w, title: str, name: str, widget):
-    """A hidden dock for a feature's panel (movable, floatable, closable), tabbed behind the
-    window's Results (the Measured and LLM Breakdown panels)."""
+def add_dock(w, title: str, name: str, widget, area: Qt.DockWidgetArea) -> QDockWidget:
+    """A dock of the window holding ``widget`` (movable, floatable, closable) in ``area``;
+    ``name`` keeps its place in the saved layout."""
     d = QDockWidget(title, w)
     d.setObjectName(name)
     d.setWidget(widget)
     d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                   | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                   | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-    w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
+    w.addDockWidget(area, d)
+    return d
+
+
+def tabbed_dock(w, title: str, name: str, widget):
+    """A hidden dock for a feature's panel, tabbed behind the window's Results (the
+    Measured and LLM Breakdown panels)."""
+    d = add_dock(w, title, name, widget, Qt.DockWidgetArea.BottomDockWidgetArea)
     results = getattr(w, "results_dock", None)
     if results is not None:
         w.tabifyDockWidget(results, d)
