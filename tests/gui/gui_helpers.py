@@ -52,19 +52,27 @@ def settle(w, plot=None) -> None:
 
 
 @contextmanager
-def fitted_roofline(catalog, path, size):
-    """A window of ``size`` on the scenario file ``path``, its roofline fitted and laid out:
-    ``(window, roofline plot)``; closed afterwards."""
+def window_on(catalog, path, size: tuple[int, int] | None = None):
+    """A shown window (no session restored) that opened the scenario file ``path`` and drew
+    it; closed afterwards."""
     w = open_window(catalog, restore=False, size=size)
     try:
-        w.controller.open_path(path, ask=False)
+        assert w.controller.open_path(path, ask=False)
+        flush(w)
+        yield w
+    finally:
+        close_quietly(w)
+
+
+@contextmanager
+def fitted_roofline(catalog, path, size):
+    """:func:`window_on` of ``size``, its roofline fitted and laid out: ``(window, plot)``."""
+    with window_on(catalog, path, size) as w:
         plot = w.roofline_plot
         settle(w, plot)
         plot.fit()
         settle(w, plot)
         yield w, plot
-    finally:
-        close_quietly(w)
 
 
 def pixels(w) -> np.ndarray:

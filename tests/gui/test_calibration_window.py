@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from gui_helpers import EXAMPLES, flush, window_on
 from roofgui.gui.calibration import ApplyDerateDialog
 from roofgui.gui.measured import install_measured
 
@@ -26,11 +26,8 @@ SUMMARY = "derate 'my-cal' (compute bf16 0.70 \u00b7 fp8 0.60 (others 0.66), mem
 @pytest.fixture
 def win(qtbot, shipped):
     """The window on the busy example (H100, H200, B200 checked)."""
-    w = open_window(shipped, restore=False)
-    assert w.controller.open_path(BUSY, ask=False)
-    flush(w)
-    yield w, install_measured(w)
-    close_quietly(w)
+    with window_on(shipped, BUSY) as w:
+        yield w, install_measured(w)
 
 
 def roof(w, chip="h100-sxm", key="compute:bf16") -> float:

@@ -17,18 +17,15 @@ from roofgui.cli import main
 from roofgui.gui.llm_views import frontier_page
 from roofgui.presentation.frontier import MEETS, MISSES, UNFIT
 
-from gui_helpers import EXAMPLES, close_quietly, dark_palette, flush, open_window  # noqa: E402
+from gui_helpers import EXAMPLES, dark_palette, flush, window_on  # noqa: E402
 
 EIGHT_GPUS = EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"
 
 
 @pytest.fixture
 def window(qtbot, shipped):
-    w = open_window(shipped, restore=False)
-    assert w.controller.open_path(EIGHT_GPUS, ask=False)
-    flush(w)
-    yield w
-    close_quietly(w)
+    with window_on(shipped, EIGHT_GPUS) as w:
+        yield w
 
 
 def show_frontier(w, qtbot):

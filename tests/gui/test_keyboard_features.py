@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QTabBar
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window
+from gui_helpers import EXAMPLES, close_quietly, flush, open_window, window_on
 from roofgui.gui.breakdown import session as breakdown_session
 from roofgui.gui.calibration import ApplyDerateDialog
 from roofgui.gui.levels import install_levels
@@ -26,20 +26,14 @@ CAL = Path(__file__).resolve().parents[1] / "fixtures" / "measured" / "calibrati
 
 @pytest.fixture
 def llm(qtbot, shipped):
-    w = open_window(shipped, restore=False)
-    assert w.controller.open_path(EIGHT_GPUS, ask=False)
-    flush(w)
-    yield w
-    close_quietly(w)
+    with window_on(shipped, EIGHT_GPUS) as w:
+        yield w
 
 
 @pytest.fixture
 def busy(qtbot, shipped):
-    w = open_window(shipped, restore=False)
-    assert w.controller.open_path(BUSY, ask=False)
-    flush(w)
-    yield w
-    close_quietly(w)
+    with window_on(shipped, BUSY) as w:
+        yield w
 
 
 def press(w, qtbot, key: Qt.Key, text: str):

@@ -12,7 +12,7 @@ from roofgui.gui.breakdown import ACTION_TEXT, session
 from roofgui.gui.breakdown_panel import VALUE_ROLE
 from roofgui.plotting.breakdown_layer import LEGEND_NAME
 
-from gui_helpers import EXAMPLES, close_quietly, flush, open_window  # noqa: E402
+from gui_helpers import EXAMPLES, close_quietly, flush, open_window, window_on  # noqa: E402
 
 EIGHT_GPUS = EXAMPLES / "10-llm-llama-3-70b-eight-gpus.json"
 #: Columns of the parts' table holding FLOPs, HBM bytes, link bytes, T_lower.
@@ -21,11 +21,8 @@ FLOPS, HBM, LINK, T_LOWER = 2, 3, 4, 5
 
 @pytest.fixture
 def window(qtbot, shipped):
-    w = open_window(shipped, restore=False)
-    assert w.controller.open_path(EIGHT_GPUS, ask=False)
-    flush(w)
-    yield w
-    close_quietly(w)
+    with window_on(shipped, EIGHT_GPUS) as w:
+        yield w
 
 
 def view_action(w):

@@ -11,7 +11,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from gui_helpers import EXAMPLES, close_quietly, dark_palette, flush, open_window
+from gui_helpers import EXAMPLES, dark_palette, flush, window_on
 from roofgui.gui.measured import (accepts_drop, drop_measured,
                                   import_files, install_measured)
 from roofgui.model.measured import parse_measurements
@@ -29,13 +29,10 @@ BUSY = EXAMPLES / "09-mlp-on-three-gpus.json"
 @pytest.fixture
 def win(qtbot, shipped):
     """The window on the busy example (H100, H200, B200 checked), with measurements."""
-    w = open_window(shipped, restore=False)
-    assert w.controller.open_path(BUSY, ask=False)
-    flush(w)
-    session = install_measured(w)
-    assert install_measured(w) is session  # (once only: one menu item, one dock)
-    yield w, session
-    close_quietly(w)
+    with window_on(shipped, BUSY) as w:
+        session = install_measured(w)
+        assert install_measured(w) is session  # (once only: one menu item, one dock)
+        yield w, session
 
 
 def expected(w, paths, chip_id="h100-sxm"):
