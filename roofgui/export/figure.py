@@ -30,7 +30,7 @@ from roofgui.export.paint import paint_items
 from roofgui.export.png import encode_png
 from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 from roofgui.model.scenario import Scenario
-from roofgui.presentation.polylines import DRAWN_POINTS
+from roofgui.presentation.polylines import drawn_samples
 
 
 def make_plot(scenario: Scenario, plot: str):
@@ -100,7 +100,9 @@ class Figure:
 
             w.update_from(sc, llm_sweep_scenario(sc, catalog))
         else:
-            self.curves, _errors = sweep_scenario(sc, catalog, max_points=DRAWN_POINTS)
+            # (the points the picture draws, as in the window)
+            self.curves, _errors = sweep_scenario(
+                sc, catalog, max_points=drawn_samples(sc.sweep.start, sc.sweep.stop))
             w.update_from(sc, self.curves)
         w.show()
         rng = sc.view.roofline if plot == "roofline" else None
