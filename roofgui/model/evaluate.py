@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -109,15 +110,29 @@ def _phase_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip],
         return [_bare(e)] * len(chips)
     cells = _figures(chips, work, settings)
     ok = [c for c in cells if isinstance(c, ChipFigures)]
-    try:
-        crits = iter(critical_values_many(kind, dims, ok, dtypes=op.dtypes, shard=shard,
-                                          params=op.params, phase=phase))
-    except ModelError as e:
-        return [c if isinstance(c, ModelError) else _bare(e) for c in cells]
     res = evaluate_figures(work, ok) if ok else None  # every chip in one call
+    crits = _Critical(lambda: critical_values_many(kind, dims, ok, dtypes=op.dtypes,
+                                                   shard=shard, params=op.params, phase=phase))
     rows = iter(range(len(ok)))
-    return [c if isinstance(c, ModelError) else
-            Analysis(c.chip, c, work, res.row(next(rows)), next(crits)) for c in cells]
+    return [c if isinstance(c, ModelError) else Analysis(
+        c.chip, c, work, res.row(j := next(rows)), partial(crits.of_chip, j)) for c in cells]
+
+
+class _Critical:
+    """Every chip's critical values of one op phase, made once when the first is read."""
+
+    def __init__(self, compute: Callable[[], list[dict]]) -> None:
+        self.compute: Callable[[], list[dict]] | None = compute
+        self.values: list[dict] = []
+
+    def of_chip(self, row: int) -> dict:
+        if self.compute is not None:
+            compute, self.compute = self.compute, None
+            try:
+                self.values = compute()
+            except ModelError:  # (probes of values the op itself accepted: never seen)
+                self.values = []
+        return self.values[row] if row < len(self.values) else {}
 
 
 def evaluate_scenario(scenario: Scenario, catalog: Catalog) -> Evaluation:

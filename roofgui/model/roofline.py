@@ -14,7 +14,8 @@ thousands of points on several chips is one call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Mapping, Sequence
+from functools import cached_property
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -193,13 +194,24 @@ def _figure_columns(figures: Sequence[ChipFigures]) -> tuple[np.ndarray, ...]:
 
 @dataclass(frozen=True)
 class Analysis:
-    """One op (one phase) on one chip: the result, the chip figures and critical values."""
+    """One op (one phase) on one chip: the result, the chip figures and critical values.
+
+    ``critical_of``: the critical values, or a function that makes them when first read
+    (a window's plot needs the result alone: the results panel reads them after it paints).
+    """
 
     chip: Chip
     figures: ChipFigures
     work: Work
     result: Result
-    critical: Mapping[str, float | None] = field(default_factory=dict)
+    critical_of: Mapping[str, float | None] | Callable[[], Mapping[str, float | None]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def critical(self) -> Mapping[str, float | None]:
+        """For each dimension, the value at which the op turns compute-bound (None: none)."""
+        src = self.critical_of
+        return src() if callable(src) else src
 
 
 def analyze(kind: OpKind | str, dims: Mapping[str, float], chip: Chip, *,
