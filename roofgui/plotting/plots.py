@@ -45,11 +45,11 @@ class RooflinePlot(LogPlot):
     ``"hbm"``, ``"link:ici"``), ``roof_labels[(chip_id, key)]`` (compute roofs),
     ``ridge_item`` (every chip's ridges, one scatter), ``guide_lines[chip_id]`` (its
     ridges' dotted drops, one line; also ``ridge_guides[(chip_id, ridge_key)]``),
-    ``ridge_labels[(chip_id, ridge_key)]``, ``point_item`` and ``twin_item`` (every op
-    point and hollow link twin, one scatter each), ``points[(op_index, phase,
-    chip_id)]`` and ``net_points[...]`` (a :class:`~.plot_items.Spot` each),
-    ``net_links[chip_id]`` (the dotted connectors to the twins), ``op_labels[(op_index,
-    phase)]``, ``region_items[kind]``, ``region_labels[kind]``, ``legend``,
+    ``ridge_labels[(chip_id, ridge_key)]``, ``point_item`` (every op point and hollow
+    link twin, one scatter), ``points[(op_index, phase, chip_id)]`` and
+    ``net_points[...]`` (a :class:`~.plot_items.Spot` each), ``net_link`` (the dotted
+    connectors to the twins, one line), ``op_labels[(op_index, phase)]``,
+    ``region_items[kind]``, ``region_labels[kind]``, ``legend``,
     ``legend_corner``, ``geometry`` (the last
     :class:`~roofgui.presentation.plotdata.RooflineGeometry`).
 
@@ -74,12 +74,11 @@ class RooflinePlot(LogPlot):
         self.ridge_guides: dict[tuple[str, str], pg.PlotCurveItem] = {}
         self.ridge_labels: dict[tuple[str, str], pg.TextItem] = {}
         self.point_item = self._add_scatter(10)
-        self.twin_item = self._add_scatter(9)
-        self.net_links: dict[str, pg.PlotCurveItem] = {}
+        self.net_link = self._add_guide(-5)
         self.points: dict[tuple[int, str, str], Spot] = {}
         self.net_points: dict[tuple[int, str, str], Spot] = {}
-        #: which point each spot of the scatters is, by "points" | "twins"
-        self.spot_keys: dict[str, list[tuple[int, str, str]]] = {"points": [], "twins": []}
+        #: which point each spot of the scatter is (the twins first)
+        self.spot_keys: list[tuple[int, str, str]] = []
         self.op_labels: dict[tuple[int, str], pg.TextItem] = {}
         self._label_looks: dict[tuple[int, str], tuple] = {}  # (style, selected) of each
         self.region_items: dict[str, pg.LinearRegionItem] = {}
@@ -224,39 +223,32 @@ class RooflinePlot(LogPlot):
                 lab.setVisible(r.label_shown)  # a value two chips share: once
 
     def _sync_points(self, g: pd.RooflineGeometry) -> None:
-        """Every op point as a spot of one scatter (shaped by its bound, filled in its
-        chip's colour), the hollow link twins as another, and the twins' dotted
-        connectors as one line per chip."""
+        """Every op point (shaped by its bound, filled in its chip's colour) and every
+        hollow link twin as spots of one scatter, the twins' dotted connectors as one line
+        (one item each, however many ops and chips: each item costs a frame time)."""
         s = self.style
         faded = self.faded_ops(g)  # (drawn first, under the selected op's points)
         pts = sorted(g.points, key=lambda p: p.op_index not in faded) if faded else g.points
         twins = [p for p in pts if p.net_x is not None]
         alpha = [FADED if p.op_index in faded else None for p in pts]
+        edge = [spot_pen(s.marker_edge, s.marker_outline, a) for a in alpha] if faded \
+            else [spot_pen(s.marker_edge, s.marker_outline)] * len(pts)
+        hollow = spot_brush(face_colour(s))  # (the twins first: under the points)
         self.point_item.setData(
-            x=[p.x for p in pts], y=[p.y for p in pts], data=list(pts),
-            symbol=[p.symbol for p in pts], size=s.marker_size,
-            pen=[spot_pen(s.marker_edge, s.marker_outline, a) for a in alpha] if faded
-            else spot_pen(s.marker_edge, s.marker_outline),
-            brush=[spot_brush(s.colour(p.colour), a) for p, a in zip(pts, alpha)])
-        self.twin_item.setData(
-            x=[p.net_x for p in twins], y=[p.y for p in twins],
-            data=twins, symbol=[p.symbol for p in twins],
-            size=s.marker_size * 0.85, brush=spot_brush(face_colour(s)),
-            pen=[spot_pen(s.colour(p.colour), s.marker_outline * 1.4) for p in twins])
-        self.twin_item.setVisible(bool(twins))
-        self.spot_keys = {"points": [p.key for p in pts], "twins": [p.key for p in twins]}
-        by_chip: dict[str, list[pd.Point]] = {}
-        for p in twins:
-            by_chip.setdefault(p.chip_id, []).append(p)
-        _sync_keys(self.net_links, by_chip, lambda _: self._add_guide(-5),
-                   self._remove)
-        for cid, tw in by_chip.items():
-            link = self.net_links[cid]
-            link.setData(np.array([v for p in tw for v in (p.x, p.net_x, np.nan)], float),
-                         np.array([v for p in tw for v in (p.y, p.y, np.nan)], float))
-            link.setPen(make_pen(s.colour(tw[0].colour), s.guide_width, "dot", alpha=0.8))
-        self._sync_views(self.points, self.point_item, self.spot_keys["points"])
-        self._sync_views(self.net_points, self.twin_item, self.spot_keys["twins"])
+            x=[p.net_x for p in twins] + [p.x for p in pts],
+            y=[p.y for p in twins] + [p.y for p in pts], data=twins + list(pts),
+            symbol=[p.symbol for p in twins + list(pts)],
+            size=[s.marker_size * 0.85] * len(twins) + [s.marker_size] * len(pts),
+            pen=[spot_pen(s.colour(p.colour), s.marker_outline * 1.4) for p in twins] + edge,
+            brush=[hollow] * len(twins) + [spot_brush(s.colour(p.colour), a)
+                                           for p, a in zip(pts, alpha)])
+        self.spot_keys = [p.key for p in twins] + [p.key for p in pts]
+        self.net_link.setData(np.array([v for p in twins for v in (p.x, p.net_x, np.nan)], float),
+                              np.array([v for p in twins for v in (p.y, p.y, np.nan)], float))
+        self.net_link.setPen(make_pen(s.muted, s.guide_width, "dot", alpha=0.8))
+        self.net_link.setVisible(bool(twins))
+        self._sync_views(self.net_points, self.point_item, self.spot_keys[:len(twins)])
+        self._sync_views(self.points, self.point_item, self.spot_keys[len(twins):], len(twins))
 
     def faded_ops(self, g: pd.RooflineGeometry) -> set[int]:
         """The ops drawn faded: all but the selected one, when there are many ops."""
@@ -266,9 +258,10 @@ class RooflinePlot(LogPlot):
         return ops - {self.selected_op}
 
     @staticmethod
-    def _sync_views(views: dict, item: pg.ScatterPlotItem, keys: list) -> None:
-        """Each spot's view by point key (the same object while the point shows)."""
-        for i, key in enumerate(keys):
+    def _sync_views(views: dict, item: pg.ScatterPlotItem, keys: list, first: int = 0) -> None:
+        """Each spot's view by point key (the same object while the point shows); ``keys``
+        are the spots from index ``first`` on."""
+        for i, key in enumerate(keys, first):
             v = views.get(key)
             if v is None:
                 v = views[key] = Spot(item, i)
@@ -351,10 +344,9 @@ class RooflinePlot(LogPlot):
     # -- clicks -----------------------------------------------------------------
     def op_at_scene(self, scene_pos) -> int | None:
         """The op whose point, link twin or label is at a scene position (None: none)."""
-        for kind, item in (("points", self.point_item), ("twins", self.twin_item)):
-            hits = self._scatter_hit(item, scene_pos)
-            if hits:
-                return self.spot_keys[kind][hits[0].index()][0]
+        hits = self._scatter_hit(self.point_item, scene_pos)
+        if hits:
+            return self.spot_keys[hits[0].index()][0]
         for key, item in self.op_labels.items():
             if item.isVisible() and item.sceneBoundingRect().contains(scene_pos):
                 return key[0]
@@ -383,8 +375,7 @@ class RooflinePlot(LogPlot):
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
         """Every op point (or twin) under the mouse, else a ridge, else a roof."""
-        hits = [h for item in (self.point_item, self.twin_item)
-                for h in self._scatter_hit(item, scene_pos)]
+        hits = self._scatter_hit(self.point_item, scene_pos)
         if hits:
             return "<br><hr>".join(h.data().tooltip for h in hits)
         tip = self._spot_tip([self.ridge_item], scene_pos)

@@ -606,6 +606,38 @@ def test_op_points_are_one_scatter_and_hit_test(roof, cat):
     scene = roof.vb.mapViewToScene(QtCore.QPointF(px, py))
     tip = roof.tooltip_at_scene(scene)
     assert tip and "TPU v5e" in tip and "click to show this op" in tip
+    assert not roof.net_link.isVisible()  # (no op over a link: no twins, no connectors)
+
+
+def test_link_twins_share_the_points_scatter_under_the_points_joined_by_one_line(roof, cat):
+    sc = two_chip()
+    sc.ops.append(OpSpec("split", "matmul", {"B": 4096, "D": 8192, "F": 8192}, {},
+                         ShardSpec("D", 2, "scale-up")))
+    roof.update_from(sc, evaluate_scenario(sc, cat))
+    twins = {k: v for k, v in roof.net_points.items()}
+    assert set(twins) == {(1, "", "tpu-v5e"), (1, "", "h100-sxm")}
+    assert all(v.item is roof.point_item for v in twins.values())
+    assert len(roof.point_item.data) == len(roof.points) + 2 == 6
+    # drawn before (under) every op point, hollow, smaller
+    assert max(v.index for v in twins.values()) < min(v.index for v in roof.points.values())
+    for key, twin in twins.items():
+        point = roof.points[key]
+        assert twin.opts["size"] < point.opts["size"]
+        assert twin.opts["brush"].color() != point.opts["brush"].color()
+        (tx, ty), = scatter_xy(twin)
+        (px, py), = scatter_xy(point)
+        assert ty == py and tx != px  # the same performance at the link's intensity
+    # one dotted connector per twin, from its point across to it, gaps between
+    x, y = data_of(roof.net_link)
+    segs = {(round(x[i], 9), round(x[i + 1], 9), round(y[i], 9)) for i in range(0, len(x), 3)}
+    assert len(x) == 6 and np.isnan(x[2::3]).all() and roof.net_link.isVisible()
+    assert segs == {(round(scatter_xy(roof.points[k])[0][0], 9),
+                     round(scatter_xy(t)[0][0], 9), round(scatter_xy(t)[0][1], 9))
+                    for k, t in twins.items()}
+    # a click or hover on a twin is its op
+    (tx, ty), = scatter_xy(twins[(1, "", "h100-sxm")])
+    scene = roof.vb.mapViewToScene(QtCore.QPointF(tx, ty))
+    assert roof.op_at_scene(scene) == 1 and "H100" in roof.tooltip_at_scene(scene)
 
 
 def test_view_changes_lay_labels_out_before_the_next_paint(roof, cat, qtbot):

@@ -67,13 +67,14 @@ def state(w: RooflinePlot) -> dict:
                                [round(v, 6) for v in (b.x(), b.y(), b.width(), b.height())]
                                ) if it.isVisible() else (False,)
     curves = [(("roof", cid, k), it) for cid, d in w.roof_curves.items() for k, it in d.items()]
-    curves += [((s, k), it) for s in ("guide_lines", "net_links") for k, it in getattr(w, s).items()]
+    curves += [(("guide_lines", k), it) for k, it in w.guide_lines.items()]
+    curves += [(("net_link",), w.net_link)]
     for key, it in curves:
         x, y = it.getData()
         p = it.opts["pen"]
         out[key] = (it.isVisible(), np.nan_to_num(x, nan=9e99).tolist(),
                     np.nan_to_num(y, nan=9e99).tolist(), p.color().rgba(), p.widthF())
-    for name in ("point_item", "twin_item", "ridge_item"):
+    for name in ("point_item", "ridge_item"):
         it = getattr(w, name)
         looks = [(str(p.symbol()), float(p.size()), p.pen().color().rgba(),
                   p.pen().widthF(), p.brush().color().rgba()) for p in it.points()]
