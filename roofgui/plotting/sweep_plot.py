@@ -36,8 +36,8 @@ class SweepPlot(LogPlot):
 
     Introspection: ``curves[(op_index, phase, chip_id)]``, ``crit_markers[key]`` (a
     :class:`~.plot_items.Spot` of ``crit_item``, the one scatter of critical markers),
-    ``crit_guides[key]`` (the dotted drop of the line's colour holding its guide: one
-    line per colour, ``guide_items[colour slot]``), ``crit_labels[key]``, ``legend``,
+    ``crit_guides[key]`` (``guide_item``, the one dotted line of every critical value's
+    drop to the axis, when the line has one), ``crit_labels[key]``, ``legend``,
     ``geometry``.
     """
 
@@ -49,7 +49,7 @@ class SweepPlot(LogPlot):
         self.curves: dict[tuple[int, str, str], pg.PlotCurveItem] = {}
         self.crit_item = self._add_scatter(10)
         self.crit_markers: dict[tuple[int, str, str], Spot] = {}
-        self.guide_items: dict[int, pg.PlotCurveItem] = {}
+        self.guide_item = self._add_guide(-20)
         self.crit_guides: dict[tuple[int, str, str], pg.PlotCurveItem] = {}
         self.crit_labels: dict[tuple[int, str, str], pg.TextItem] = {}
         self._colours: dict[str, int] = {}
@@ -144,25 +144,14 @@ class SweepPlot(LogPlot):
         self._sync_layers(moved)
 
     def _sync_guides(self, g: sg.SweepGeometry) -> None:
-        """Each critical value's dotted drop to the axis: one line per colour, NaN apart."""
-        by_colour: dict[int, list[sg.SweepLine]] = {}
-        for ln in g.lines:
-            if ln.crit_x is not None:
-                by_colour.setdefault(ln.colour, []).append(ln)
-        for c in [c for c in self.guide_items if c not in by_colour]:
-            self._remove(self.guide_items, c)
-        s = self.style
-        self.crit_guides = {}
-        for colour, lines in by_colour.items():
-            item = self.guide_items.get(colour)
-            if item is None:
-                item = self.guide_items[colour] = self._add_guide(-20)
-            item.setPen(make_pen(s.colour(colour), s.guide_width, "dot", alpha=0.75))
-            item.setData(np.array([v for ln in lines for v in (ln.crit_x, ln.crit_x, np.nan)]),
-                         np.array([v for ln in lines
-                                   for v in (ln.crit_y, -pd.LOG_INF, np.nan)]))
-            for ln in lines:
-                self.crit_guides[ln.key] = item
+        """Every critical value's dotted drop to the axis, one line NaN apart (its marker and
+        label carry the line's colour; an item a colour would cost a frame time at 16 chips)."""
+        lines = [ln for ln in g.lines if ln.crit_x is not None]
+        self.guide_item.setData(
+            np.array([v for ln in lines for v in (ln.crit_x, ln.crit_x, np.nan)], float),
+            np.array([v for ln in lines for v in (ln.crit_y, -pd.LOG_INF, np.nan)], float))
+        self.guide_item.setVisible(bool(lines))
+        self.crit_guides = {ln.key: self.guide_item for ln in lines}
 
     def _sync_markers(self, g: sg.SweepGeometry) -> None:
         """Every line's critical marker as one spot of one scatter: a ring in the line's
@@ -194,6 +183,7 @@ class SweepPlot(LogPlot):
         if self._value_style is not s:
             self._value_style = s
             self.value_guide.setPen(make_pen(s.neutral, s.guide_width, "dot", alpha=0.8))
+            self.guide_item.setPen(make_pen(s.muted, s.guide_width, "dot", alpha=0.6))
             style_label(self.value_label, s, s.muted, s.annotation_font_pt)
         if g is None:
             return

@@ -7,6 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from PySide6 import QtCore
 
 from roofgui.plotting.sweep_plot import SweepPlot
 from roofgui.presentation.style import SCREEN_DARK, SCREEN_LIGHT
@@ -100,6 +101,26 @@ def test_markers_follow_lines_that_lose_and_regain_their_critical_value(qtbot, s
         op1 = {k for k in cached.curves if k[0] == 1}
         assert (op1 <= gone) == (value == 64.0) and not (op1 & gone and value != 64.0)
         assert_same_picture(cached, ref)
+
+
+def test_every_critical_value_drops_to_the_axis_on_one_dotted_line(qtbot, shipped):
+    cached, _plain = cached_and_plain(qtbot, SweepPlot)
+    sc = scenario()
+    cached.update_from(sc, sweep_scenario(sc, shipped)[0])
+    marked = [ln for ln in cached.geometry.lines if ln.crit_x is not None]
+    assert len({ln.colour for ln in marked}) > 1  # (several chips' colours ...)
+    assert {id(g) for g in cached.crit_guides.values()} == {id(cached.guide_item)}  # (... one line)
+    assert set(cached.crit_guides) == {ln.key for ln in marked}
+    x, y = cached.guide_item.getData()
+    drops = {(float(x[i]), float(y[i])) for i in range(0, len(x), 3)}
+    assert drops == {(ln.crit_x, ln.crit_y) for ln in marked}
+    assert np.isnan(x[2::3]).all() and (y[1::3] < cached.view_range()[2]).all()
+    assert cached.guide_item.opts["pen"].style() == QtCore.Qt.PenStyle.DotLine
+    for op in sc.ops:
+        op.dims.update(D=64.0)  # (memory-bound all along: no critical B, no drop)
+    cached.update_from(sc, sweep_scenario(sc, shipped)[0])
+    assert all(ln.crit_x is None for ln in cached.geometry.lines)
+    assert not cached.guide_item.isVisible() and cached.crit_guides == {}
 
 
 @pytest.mark.parametrize("corner", ["top-left", "top-right", "bottom-left", "bottom-right"])
