@@ -74,6 +74,8 @@ class CacheLayer(pg.GraphicsObject):
 
     def paint(self, p, opt, widget):
         shown = [m for m in self.members if m.isVisible()]
+        if not shown:  # (an empty picture: no blit)
+            return
         if widget is None:  # (no view to keep a picture for)
             for m in shown:
                 m.paint(p, opt, widget)

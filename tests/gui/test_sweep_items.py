@@ -123,6 +123,20 @@ def test_every_critical_value_drops_to_the_axis_on_one_dotted_line(qtbot, shippe
     assert not cached.guide_item.isVisible() and cached.crit_guides == {}
 
 
+def test_a_layer_with_nothing_to_show_is_never_drawn(qtbot, shipped):
+    """The selected op's curves alone (the default): every curve is live and the layers
+    of the others are empty: they paint nothing, not even an empty picture."""
+    cached, _plain = cached_and_plain(qtbot, SweepPlot)
+    sc = three_ops(sweep=SweepSpec("B", 1, 65536, 800))
+    curves = sweep_scenario(sc, shipped)[0]
+    cached.update_from(sc, curves)
+    cached.grab()
+    qtbot.wait(1)
+    assert not [m for layer in cached.layers.values() for m in layer.members if m.isVisible()]
+    assert [layer.renders for layer in cached.layers.values()] == [0, 0]
+    assert all(c.isVisible() for c in cached.curves.values()) and len(cached.curves) == 3
+
+
 @pytest.mark.parametrize("corner", ["top-left", "top-right", "bottom-left", "bottom-right"])
 def test_a_legend_in_a_fixed_corner_is_placed_as_the_general_path_places_it(qtbot, shipped,
                                                                           corner):
