@@ -98,6 +98,8 @@ class RooflinePlot(LogPlot):
         self._colours: dict[str, int] = {}
         #: the chips' geometry and style the chips' items were last set from
         self._chips_shown: tuple | None = None
+        #: the chips' geometry, style and whether there were points, the legend was made for
+        self._legend_from: tuple | None = None
         #: the roofs' samples for the legend's placement, and the view they were made for
         self.roof_kept: tuple | None = None
         self._regions_style: PlotStyle | None = None
@@ -295,6 +297,10 @@ class RooflinePlot(LogPlot):
         s = self.style
         if g is None:
             return
+        made = self._legend_from  # (the same chips' geometry while only points move)
+        if made is not None and made[0] is g.chips and made[1:] == (s, bool(g.points)):
+            return
+        self._legend_from = (g.chips, s, bool(g.points))
         # the marker key is fixed (network only with a link roof): an edit that moves
         # points across a ridge never changes the legend
         has_link = any(r.kind == "link" for c in g.chips for r in c.roofs)

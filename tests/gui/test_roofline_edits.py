@@ -180,3 +180,26 @@ def test_the_window_plots_cache_layers_follow_edits_and_look_plain(qtbot, cat):
     qtbot.wait(1)
     assert cached.layers["lines"].renders > renders["lines"]
     assert_same_picture(cached, plain)
+
+
+def test_the_legend_is_made_again_only_when_the_chips_or_the_style_change(qtbot, cat):
+    w = new_plot(qtbot)
+    sc = busy()
+    show(w, sc, cat)
+
+    def entries():
+        return [(sample, label.text) for sample, label in w.legend.items]
+
+    first = entries()
+    assert [t for _, t in first][:len(CHIPS)] == [c.label for c in w.geometry.chips]
+    for b in (32, 4096, 100000):  # (points move, across ridges too: the key is fixed)
+        show(w, with_b(sc, 0, b), cat)
+        assert entries() == first  # (the same items, not made again)
+    fewer = dataclasses.replace(sc, chips=CHIPS[:-1])
+    show(w, fewer, cat)
+    names = [t for _, t in entries()]
+    assert len(names) == len(first) - 1 and w.geometry.chips[-1].label in names
+    assert not {id(s) for s, _ in entries()} & {id(s) for s, _ in first}  # (made again)
+    dark = entries()
+    w.set_style(SCREEN_DARK)
+    assert entries() != dark and [t for _, t in entries()] == names
