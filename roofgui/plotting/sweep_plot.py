@@ -69,6 +69,8 @@ class SweepPlot(LogPlot):
         #: the first and last of the lines drawn live (not from a cache layer's picture)
         self._live: tuple | None = None
         self._value_style: PlotStyle | None = None
+        #: the style and the lines' names and looks the legend was made from
+        self._legend_from: tuple | None = None
         self._apply_base_style()
 
     def update_from(self, scenario, curves, colours: Mapping[str, int] | None = None) -> None:
@@ -206,6 +208,10 @@ class SweepPlot(LogPlot):
         s = self.style
         if g is None:
             return
+        made = (s, [(ln.chip_label, ln.op_label, ln.legend, ln.colour, ln.dash) for ln in g.lines])
+        if made == self._legend_from:  # (an edit moved the lines, named and drawn as before)
+            return
+        self._legend_from = made
         chips = list(dict.fromkeys((ln.chip_label, ln.colour) for ln in g.lines))
         ops = list(dict.fromkeys((ln.op_label, ln.dash) for ln in g.lines))
         if len({c for c, _ in chips}) > 1 and len({o for o, _ in ops}) > 1:

@@ -137,6 +137,28 @@ def test_a_layer_with_nothing_to_show_is_never_drawn(qtbot, shipped):
     assert all(c.isVisible() for c in cached.curves.values()) and len(cached.curves) == 3
 
 
+def test_the_legend_is_made_again_only_when_the_lines_names_or_looks_change(qtbot, shipped):
+    plot, _plain = cached_and_plain(qtbot, SweepPlot)
+    sc = scenario()
+    plot.update_from(sc, sweep_scenario(sc, shipped)[0])
+
+    def entries():
+        return [(sample, label.text) for sample, label in plot.legend.items]
+
+    first = entries()
+    for value in (5000.0, 700.0):  # (the lines move; their names and looks stay)
+        sc.ops[1].dims.update(D=value)
+        plot.update_from(sc, sweep_scenario(sc, shipped)[0])
+        assert entries() == first
+    sc.chips = sc.chips[:-1]
+    plot.update_from(sc, sweep_scenario(sc, shipped)[0])
+    names = [t for _, t in entries()]
+    assert len(names) == len(first) - 1 and not {id(a) for a, _ in entries()} & {
+        id(a) for a, _ in first}
+    plot.set_style(SCREEN_DARK)
+    assert [t for _, t in entries()] == names
+
+
 @pytest.mark.parametrize("corner", ["top-left", "top-right", "bottom-left", "bottom-right"])
 def test_a_legend_in_a_fixed_corner_is_placed_as_the_general_path_places_it(qtbot, shipped,
                                                                           corner):
