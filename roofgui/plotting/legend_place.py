@@ -8,11 +8,13 @@ PlotItem, draw it there too).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from roofgui.plotting.placement import covered, rect_bounds
 from roofgui.plotting.plot_items import LEGEND_CORNERS
+
 
 def corner_rects(plot, corners) -> tuple[list, list, list]:
     """Each corner's legend rectangle (scene), its lift above the x-axis labels, and
@@ -46,21 +48,40 @@ def bottom_clearance(plot, left: float, right: float) -> float:
     return float(np.ceil(lift))
 
 
-def entry_sizes(lg) -> tuple[float, float, int]:
-    """The widest entry (sample and label), the tallest, and how many there are."""
-    w = h = 0.0
-    for sample, label in lg.items:
-        w = max(w, sample.width() + label.width() + 6.0)
-        h = max(h, sample.height(), label.height())
-    return w, h, len(lg.items)
+class Entries(NamedTuple):
+    """The legend's entries measured once: each sample's and text's width (the text's
+    least), and the tallest row."""
+
+    samples: list[float]
+    texts: list[float]
+    row_h: float
+
+    @classmethod
+    def of(cls, lg) -> "Entries":
+        samples = [sample.width() for sample, _ in lg.items]
+        texts = [label.minimumWidth() for _, label in lg.items]
+        row_h = max((max(sample.height(), label.height()) for sample, label in lg.items),
+                    default=0.0)
+        return cls(samples, texts, row_h)
+
+    def columns_width(self, cols: int, pad: float) -> float:
+        """The legend's width in ``cols`` columns filled row by row (as pyqtgraph fills
+        them), each column as wide as its widest sample and text, with the margins and
+        spacing :class:`~roofgui.plotting.plot_base.PlotBase` gives the legend."""
+        samples = [max(self.samples[c::cols], default=0.0) for c in range(cols)]
+        texts = [max(self.texts[c::cols], default=0.0) for c in range(cols)]
+        return sum(samples) + sum(texts) + (2 * cols - 1) * 0.5 * pad + 2.2 * pad + 2.0
 
 
 def one_column_size(lg) -> tuple[float, float]:
     """The legend's size in one column (its own when it is in one)."""
     if lg.columnCount == 1:
         return lg.width(), lg.height()
-    w, h, n = entry_sizes(lg)
-    return w, h * n
+    w = h = 0.0
+    for sample, label in lg.items:
+        w = max(w, sample.width() + label.width() + 6.0)
+        h = max(h, sample.height(), label.height())
+    return w, h * len(lg.items)
 
 
 def place_legend(plot) -> None:
@@ -108,31 +129,20 @@ def outside_place(plot) -> tuple[str, int, float, float]:
     extra_r, extra_b = plot.legend_room
     vb_w = plot.vb.width() + extra_r  # (the axes' size with no legend beside them)
     vb_h = plot.vb.height() + extra_b
-    _, row_h, n = entry_sizes(lg)
+    e = Entries.of(lg)
+    n = len(e.samples)
     cands = []
     for cols in (1, 2):
-        h = math.ceil(n / cols) * row_h
-        w = columns_width(lg, cols, pad)
+        h = math.ceil(n / cols) * e.row_h
+        w = e.columns_width(cols, pad)
         if h + pad + 2.0 <= pr.height() and w + 2 * pad <= 0.5 * vb_w:  # (the axes keep half their width)
             cands.append(((vb_w - w - 2 * pad) * vb_h, ("right", cols, w, h)))
     cols = 1
-    while cols < n and columns_width(lg, cols + 1, pad) <= pr.width() - 2 * pad:
+    while cols < n and e.columns_width(cols + 1, pad) <= pr.width() - 2 * pad:
         cols += 1
-    h = math.ceil(n / cols) * row_h
-    cands.append((vb_w * (vb_h - h - pad), ("below", cols, columns_width(lg, cols, pad), h)))
+    h = math.ceil(n / cols) * e.row_h
+    cands.append((vb_w * (vb_h - h - pad), ("below", cols, e.columns_width(cols, pad), h)))
     return max(cands, key=lambda c: c[0])[1]
-
-
-def columns_width(lg, cols: int, pad: float) -> float:
-    """The legend's width in ``cols`` columns filled row by row (as pyqtgraph fills
-    them), each column as wide as its widest sample and text, with the margins and
-    spacing :class:`~roofgui.plotting.plot_base.PlotBase` gives the legend."""
-    samples, texts = [0.0] * cols, [0.0] * cols
-    for i, (sample, label) in enumerate(lg.items):
-        c = i % cols
-        samples[c] = max(samples[c], sample.width())
-        texts[c] = max(texts[c], label.minimumWidth())
-    return sum(samples) + sum(texts) + (2 * cols - 1) * 0.5 * pad + 2.2 * pad + 2.0
 
 
 def set_outside(plot, place: tuple[str, int, float, float] | None) -> None:
