@@ -118,7 +118,9 @@ class CacheLayer(pg.GraphicsObject):
         ip.setWorldTransform(tr)
         opt = QtWidgets.QStyleOptionGraphicsItem()
         for m in (m for m in self.members if m.isVisible()):
+            ip.save()  # (a scatter resets the transform to draw its symbols)
             m.paint(ip, opt, None)  # (the view may be gone by now: its ratio is in dpr)
+            ip.restore()
         ip.end()
         self.image, self.key = img, key
         self.renders += 1

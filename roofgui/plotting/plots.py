@@ -15,8 +15,9 @@ from PySide6.QtCore import Signal
 
 from roofgui.plotting import roofline_layout as layout
 from roofgui.plotting.cache_layer import CacheLayer
+from roofgui.plotting.op_points import OpPoints
 from roofgui.plotting.plot_base import LogPlot
-from roofgui.plotting.plot_items import (LEGEND_CORNERS, LogAxis, Spot, face_colour, make_pen,
+from roofgui.plotting.plot_items import (LEGEND_CORNERS, LogAxis, make_pen,
                                          qcolor, roof_pen, set_anchor, set_line_pen, spot_brush,
                                          spot_pen, style_label)
 from roofgui.presentation import plotdata as pd
@@ -26,7 +27,6 @@ __all__ = ["LogAxis", "RooflinePlot", "LEGEND_CORNERS"]
 
 #: From this many ops on, the ops other than the selected one are drawn faded (alpha)
 FADE_FROM = 4
-FADED = 0.3
 
 
 def _sync_keys(store: dict, keys, make, remove) -> None:
@@ -45,10 +45,11 @@ class RooflinePlot(LogPlot):
     ``"hbm"``, ``"link:ici"``), ``roof_labels[(chip_id, key)]`` (compute roofs),
     ``ridge_item`` (every chip's ridges, one scatter), ``guide_lines[chip_id]`` (its
     ridges' dotted drops, one line; also ``ridge_guides[(chip_id, ridge_key)]``),
-    ``ridge_labels[(chip_id, ridge_key)]``, ``point_item`` (every op point and hollow
-    link twin, one scatter), ``points[(op_index, phase, chip_id)]`` and
-    ``net_points[...]`` (a :class:`~.plot_items.Spot` each), ``net_link`` (the dotted
-    connectors to the twins, one line), ``op_labels[(op_index, phase)]``,
+    ``ridge_labels[(chip_id, ridge_key)]``, ``op_points`` (an :class:`~.op_points.OpPoints`:
+    the selected op's points and link twins in one scatter, ``point_item``, the other
+    ops' in another, the twins' connectors as one line, ``net_link``),
+    ``points[(op_index, phase, chip_id)]`` and ``net_points[...]`` (a
+    :class:`~.plot_items.Spot` each), ``op_labels[(op_index, phase)]``,
     ``region_items[kind]``, ``region_labels[kind]``, ``legend``,
     ``legend_corner``, ``geometry`` (the last
     :class:`~roofgui.presentation.plotdata.RooflineGeometry`).
@@ -73,12 +74,11 @@ class RooflinePlot(LogPlot):
         self.guide_lines: dict[str, pg.PlotCurveItem] = {}
         self.ridge_guides: dict[tuple[str, str], pg.PlotCurveItem] = {}
         self.ridge_labels: dict[tuple[str, str], pg.TextItem] = {}
-        self.point_item = self._add_scatter(10)
-        self.net_link = self._add_guide(-5)
-        self.points: dict[tuple[int, str, str], Spot] = {}
-        self.net_points: dict[tuple[int, str, str], Spot] = {}
-        #: which point each spot of the scatter is (the twins first)
-        self.spot_keys: list[tuple[int, str, str]] = []
+        self.op_points = OpPoints(self)
+        self.point_item = self.op_points.selected_item
+        self.net_link = self.op_points.net_link
+        self.points = self.op_points.points
+        self.net_points = self.op_points.net_points
         self.op_labels: dict[tuple[int, str], pg.TextItem] = {}
         self._label_looks: dict[tuple[int, str], tuple] = {}  # (style, selected) of each
         self.region_items: dict[str, pg.LinearRegionItem] = {}
@@ -166,7 +166,8 @@ class RooflinePlot(LogPlot):
         self.layers["back"].set_members([*self.region_items.values(), self.grid_item])
         roofs = [c for curves in self.roof_curves.values() for c in curves.values()]
         roofs.sort(key=lambda c: c.zValue())  # (stable: the link roofs first)
-        self.layers["lines"].set_members([*self.guide_lines.values(), *roofs, self.ridge_item])
+        self.layers["lines"].set_members([*self.guide_lines.values(), *roofs, self.ridge_item,
+                                          self.op_points.others_item])
         self._invalidate_layers()
 
     def _sync_chips(self, g: pd.RooflineGeometry) -> None:
@@ -225,32 +226,11 @@ class RooflinePlot(LogPlot):
                 lab.setVisible(r.label_shown)  # a value two chips share: once
 
     def _sync_points(self, g: pd.RooflineGeometry) -> None:
-        """Every op point (shaped by its bound, filled in its chip's colour) and every
-        hollow link twin as spots of one scatter, the twins' dotted connectors as one line
-        (one item each, however many ops and chips: each item costs a frame time)."""
-        s = self.style
-        faded = self.faded_ops(g)  # (drawn first, under the selected op's points)
-        pts = sorted(g.points, key=lambda p: p.op_index not in faded) if faded else g.points
-        twins = [p for p in pts if p.net_x is not None]
-        alpha = [FADED if p.op_index in faded else None for p in pts]
-        edge = [spot_pen(s.marker_edge, s.marker_outline, a) for a in alpha] if faded \
-            else [spot_pen(s.marker_edge, s.marker_outline)] * len(pts)
-        hollow = spot_brush(face_colour(s))  # (the twins first: under the points)
-        self.point_item.setData(
-            x=[p.net_x for p in twins] + [p.x for p in pts],
-            y=[p.y for p in twins] + [p.y for p in pts], data=twins + list(pts),
-            symbol=[p.symbol for p in twins + list(pts)],
-            size=[s.marker_size * 0.85] * len(twins) + [s.marker_size] * len(pts),
-            pen=[spot_pen(s.colour(p.colour), s.marker_outline * 1.4) for p in twins] + edge,
-            brush=[hollow] * len(twins) + [spot_brush(s.colour(p.colour), a)
-                                           for p, a in zip(pts, alpha)])
-        self.spot_keys = [p.key for p in twins] + [p.key for p in pts]
-        self.net_link.setData(np.array([v for p in twins for v in (p.x, p.net_x, np.nan)], float),
-                              np.array([v for p in twins for v in (p.y, p.y, np.nan)], float))
-        self.net_link.setPen(make_pen(s.muted, s.guide_width, "dot", alpha=0.8))
-        self.net_link.setVisible(bool(twins))
-        self._sync_views(self.net_points, self.point_item, self.spot_keys[:len(twins)])
-        self._sync_views(self.points, self.point_item, self.spot_keys[len(twins):], len(twins))
+        """The op points (:class:`~.op_points.OpPoints`); the other ops' scatter is drawn
+        from the lines' picture, made again when it changed."""
+        if self.op_points.sync(g, self.selected_op, self.faded_ops(g), self.style) \
+                and "lines" in self.layers:
+            self.layers["lines"].invalidate()
 
     def faded_ops(self, g: pd.RooflineGeometry) -> set[int]:
         """The ops drawn faded: all but the selected one, when there are many ops."""
@@ -258,19 +238,6 @@ class RooflinePlot(LogPlot):
         if self.selected_op not in ops or len(ops) < FADE_FROM:
             return set()
         return ops - {self.selected_op}
-
-    @staticmethod
-    def _sync_views(views: dict, item: pg.ScatterPlotItem, keys: list, first: int = 0) -> None:
-        """Each spot's view by point key (the same object while the point shows); ``keys``
-        are the spots from index ``first`` on."""
-        for i, key in enumerate(keys, first):
-            v = views.get(key)
-            if v is None:
-                v = views[key] = Spot(item, i)
-            v.index, v.live = i, True
-        live = set(keys)
-        for key in [k for k in views if k not in live]:
-            views.pop(key).live = False
 
     def _sync_op_labels(self, g: pd.RooflineGeometry) -> None:
         s = self.style
@@ -350,9 +317,9 @@ class RooflinePlot(LogPlot):
     # -- clicks -----------------------------------------------------------------
     def op_at_scene(self, scene_pos) -> int | None:
         """The op whose point, link twin or label is at a scene position (None: none)."""
-        hits = self._scatter_hit(self.point_item, scene_pos)
-        if hits:
-            return self.spot_keys[hits[0].index()][0]
+        op = self.op_points.op_at(lambda item: self._scatter_hit(item, scene_pos))
+        if op is not None:
+            return op
         for key, item in self.op_labels.items():
             if item.isVisible() and item.sceneBoundingRect().contains(scene_pos):
                 return key[0]
@@ -381,7 +348,8 @@ class RooflinePlot(LogPlot):
 
     def tooltip_at_scene(self, scene_pos) -> str | None:
         """Every op point (or twin) under the mouse, else a ridge, else a roof."""
-        hits = self._scatter_hit(self.point_item, scene_pos)
+        hits = [h for item in (self.point_item, self.op_points.others_item)
+                for h in self._scatter_hit(item, scene_pos)]
         if hits:
             return "<br><hr>".join(h.data().tooltip for h in hits)
         tip = self._spot_tip([self.ridge_item], scene_pos)

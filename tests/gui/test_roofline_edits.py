@@ -159,6 +159,7 @@ def test_the_window_plots_cache_layers_follow_edits_and_look_plain(qtbot, cat):
     cached, plain = cached_and_plain(qtbot, RooflinePlot, size=(900, 560))
     sc = busy()
     for w in (cached, plain):
+        w.set_selected_op(0)  # (the op the form edits: its points are drawn live)
         show(w, sc, cat)
     assert_same_picture(cached, plain)  # (the members painted themselves: no picture yet)
     qtbot.wait(1)  # (each picture is drawn in the pass after the paint that found it stale)
@@ -169,7 +170,7 @@ def test_the_window_plots_cache_layers_follow_edits_and_look_plain(qtbot, cat):
     for w in (cached, plain):
         show(w, sc, cat)
         w.set_view(cached.view_range())
-    # the edit moved points only: no picture was thrown away
+    # the edit moved the selected op's points only: no picture was thrown away
     assert all(layer.key is not None for layer in cached.layers.values())
     assert {k: layer.renders for k, layer in cached.layers.items()} == renders
     assert_same_picture(cached, plain)
