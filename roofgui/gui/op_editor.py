@@ -72,6 +72,8 @@ class OpEditor(QWidget):
         self.catalog = catalog
         #: (selected, kind, number of ops) of the op shown: another one is shown afresh
         self._shown_key: tuple | None = None
+        #: the field being written into the scenario (its change is told back at once)
+        self._writing: Binding | None = None
         self._ordered_key: tuple | None = None
         self._pages: dict[str, KindPage] = {}
         self._dtype_rows: dict[str, tuple[QLabel, QComboBox, Binding]] = {}
@@ -169,8 +171,12 @@ class OpEditor(QWidget):
 
         # (another kind changes the ops' kinds and maybe the name: a change of the list)
         part = OPS if b.widget is self.kind_combo else op_part(i)
-        self.doc.edit(f"Set {b.text} of {sc.ops[i].name}", change, part=part,
-                      key=b.undo_key(f"op{i}."), origin=self)
+        self._writing = b
+        try:
+            self.doc.edit(f"Set {b.text} of {sc.ops[i].name}", change, part=part,
+                          key=b.undo_key(f"op{i}."), origin=self)
+        finally:
+            self._writing = None
 
     def _write_kind(self, op: OpSpec, kind: str) -> None:
         if kind in OP_KINDS:
@@ -234,8 +240,16 @@ class OpEditor(QWidget):
 
     # -- showing the selected op ---------------------------------------------------
     def _on_changed(self, part: str, origin: object) -> None:
-        """The ops, which is selected, or a field of the selected op changed."""
-        if part in (OPS, SELECTED, ALL) or part == op_part(self.doc.scenario.selected):
+        """The ops, which is selected, or a field of the selected op changed.  A dimension
+        typed here changes no other field and shows what was typed: the page is told the
+        new op, and nothing is shown again."""
+        page = self.current_page()
+        sc = self.doc.scenario
+        if origin is self and page is not None and self._writing is not None \
+                and self._writing.widget in page.edits.values() and sc.ops:
+            page.set_op(sc.ops[sc.selected])
+            return
+        if part in (OPS, SELECTED, ALL) or part == op_part(sc.selected):
             self.sync(origin)
 
     def sync(self, origin: object = None) -> None:

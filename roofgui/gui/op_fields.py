@@ -213,6 +213,11 @@ class KindPage(QWidget):
             return str(e)
         return None
 
+    def set_op(self, op: OpSpec) -> None:
+        """The op the fields show (what a parameter's check tries values on), when a field
+        of it was typed here and the others show it already."""
+        self._op = op
+
     def show(self, op: OpSpec, force: bool) -> None:
         self._op = op
         for b in self.bindings:
