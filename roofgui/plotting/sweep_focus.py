@@ -62,7 +62,9 @@ def place_value_marker(plot, x: float | None, text: str) -> list:
     if x is None:
         return []
     x0, x1, y0, y1 = plot.view_range()
-    guide.setData(np.array([x, x]), np.array([y0 - 1.0, y1 + 1.0]))
+    gx, gy = guide.getData()
+    if gx is None or len(gx) != 2 or (gx[0], gy[0], gy[1]) != (x, y0 - 1.0, y1 + 1.0):
+        guide.setData(np.array([x, x]), np.array([y0 - 1.0, y1 + 1.0]))  # (moved: else left)
     if label.toPlainText() != text:
         label.setText(text)
     label.setPos(x, y1)
