@@ -630,3 +630,29 @@ def test_tick_labels_never_raise_and_say_something(v, kind):
         assert isinstance(label, str) and label.strip()
     if math.isfinite(v) and abs(v) > 307:
         assert pd.tick_label(v, kind) == f"1e{round(v)}"
+
+
+def test_an_edit_gets_new_points_for_its_op_and_the_same_for_the_others(cat):
+    """A keystroke edits one op: the others' points come back as the very objects (the
+    plot skips them by identity); the edited, renamed or recoloured ones are new."""
+    import copy
+
+    sc = Scenario(chips=["tpu-v5e", "h100-sxm"], ops=[
+        OpSpec("a", "matmul", {"B": 256, "D": 8192, "F": 8192}, {}),
+        OpSpec("b", "matmul", {"B": 64, "D": 4096, "F": 4096}, {})])
+    colours = {"tpu-v5e": 0, "h100-sxm": 1}
+    first = pd.roofline_geometry(sc, evaluate_scenario(sc, cat), colours)
+    sc2 = copy.deepcopy(sc)
+    sc2.ops[0].dims["B"] = 512
+    second = pd.roofline_geometry(sc2, evaluate_scenario(sc2, cat), colours)
+    old = {p.key: p for p in first.points}
+    for p in second.points:
+        assert (p is old[p.key]) == (p.op_index == 1), p.key
+    a_new = next(p for p in second.points if p.key == (0, "", "tpu-v5e"))
+    assert a_new.x > old[(0, "", "tpu-v5e")].x  # (B doubled: more FLOPs per byte)
+    sc3 = copy.deepcopy(sc2)
+    sc3.ops[1].name = "renamed"
+    third = pd.roofline_geometry(sc3, evaluate_scenario(sc3, cat), {"tpu-v5e": 1, "h100-sxm": 0})
+    assert not {id(p) for p in third.points} & {id(p) for p in second.points}
+    assert {p.op_label for p in third.points if p.op_index == 1} == {"renamed"}
+    assert all("renamed" in p.tooltip for p in third.points if p.op_index == 1)

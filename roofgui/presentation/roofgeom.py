@@ -167,8 +167,7 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
     """
     colours = assign_colours([c.id for c in evaluation.chips], previous_colours, n_colours)
     roofs = chip_roofs(scenario, evaluation)
-    points = [make_point(e, colours.get(e.chip_id, 0)) for e in evaluation.entries]
-    points = [p for p in points if p is not None]
+    points = [p for p in _points_of(evaluation.entries, colours) if p is not None]
     fit = fit_view(points, roofs)
     xa, xb = roof_extent(points, roofs, span)
     key = (xa, xb, tuple((cid, cr.label, colours[cid], tuple(cr.peaks.items()), cr.hbm,
@@ -183,6 +182,29 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
                              tuple(regions))
     return RooflineGeometry(hit[0], tuple(points), tuple(op_labels(points)), hit[1], fit,
                             colours)
+
+
+def _points_of(entries, colours: Mapping[str, int]) -> list[Point | None]:
+    """Each entry's point: the one the last call made when the entry holds the same results
+    (an op the edit left alone), else a new one.  (16 ops × 16 chips: 256 points a
+    keystroke, of which an edit of one op moves 16.)"""
+    last, made = _LAST_POINTS, {}
+    out = []
+    for e in entries:
+        key = (id(e.analysis), e.op_index, e.label, colours.get(e.chip_id, 0))
+        hit = last.get(key)
+        if hit is None or hit[0] is not e.analysis:
+            hit = (e.analysis, make_point(e, key[3]))
+        made[key] = hit
+        out.append(hit[1])
+    _LAST_POINTS.clear()
+    _LAST_POINTS.update(made)
+    return out
+
+
+#: The points the last geometry made, by what each was made from (its entry's results held,
+#: so their ids are not reused while they are remembered).
+_LAST_POINTS: dict[tuple, tuple] = {}
 
 
 #: The chips' part of recent geometries (roofs, ridges, regions) by what it is made of:
