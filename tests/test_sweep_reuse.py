@@ -143,3 +143,17 @@ def test_the_memo_hands_back_only_lines_a_fresh_geometry_would_draw(cat, y):
     # the same curves again (the ops an edit leaves alone): the very lines of last time
     again = sg.sweep_geometry(sc, curves, colours, n_colours=6, memo=memo)
     assert all(a is b for a, b in zip(got.lines, again.lines) if a.crit_label_shown)
+
+
+def test_one_op_alone_is_swept_as_in_the_sweep_of_every_op(cat):
+    sc = busy()
+    every, _ = sweep_scenario(copy.deepcopy(sc), cat)
+    mine, errors = sweep_scenario(copy.deepcopy(sc), cat, only=2)
+    assert errors == [] and {c.op_index for c in mine} == {2} and len(mine) == 3
+    theirs = [c for c in every if c.op_index == 2]
+    for a, b in zip(mine, theirs):
+        assert a.chip.id == b.chip.id and a.critical == b.critical
+        for f, v in _fields(a.result).items():
+            np.testing.assert_array_equal(v, _fields(b.result)[f], err_msg=f)
+    sc.ops.append(OpSpec("dot", "dot", {"N": 4096}))  # (no B: nothing to sweep)
+    assert sweep_scenario(sc, cat, only=3) == ([], [])

@@ -162,8 +162,13 @@ class LiveEvaluator(QObject):
         try:
             # (the points it draws, log-spaced over the range; the drawing adds each curve's
             # knees exactly.  An export of the sweep's table evaluates every point asked for.)
-            curves, errors = sweep_scenario(
-                sc, w.catalog, max_points=drawn_samples(sc.sweep.start, sc.sweep.stop))
+            drawn = drawn_samples(sc.sweep.start, sc.sweep.stop)
+            # the selected op's curves alone unless the sweep shows every op (or that op
+            # has no such dimension: then every op's)
+            only = None if sc.sweep.all_ops or not sc.ops else sc.selected
+            curves, errors = sweep_scenario(sc, w.catalog, max_points=drawn, only=only)
+            if only is not None and not curves:
+                curves, errors = sweep_scenario(sc, w.catalog, max_points=drawn)
         except ModelError as e:
             curves, errors = [], [str(e)]
         self.sweep_errors = errors

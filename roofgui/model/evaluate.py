@@ -234,12 +234,14 @@ def _sweep_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip], settin
 
 
 def sweep_scenario(scenario: Scenario, catalog: Catalog, values: np.ndarray | None = None,
-                   max_points: int | None = None) -> tuple[list[SweepCurve], list[str]]:
+                   max_points: int | None = None, only: int | None = None,
+                   ) -> tuple[list[SweepCurve], list[str]]:
     """Sweep the chosen dimension for every op × chip: one vectorised call per op phase.
 
     ``values``: the swept points (by default :func:`sweep_values` of the scenario's sweep).
     ``max_points``: at most this many of them, log-spaced over the same range (a plot
-    draws no more; an export of the table asks for every point).
+    draws no more; an export of the table asks for every point).  ``only``: the index
+    of the one op to sweep (a plot of the selected op's curves); None: every op.
     """
     spec = scenario.sweep
     n = int(spec.points) if max_points is None else min(int(spec.points), max(2, int(max_points)))
@@ -252,7 +254,7 @@ def sweep_scenario(scenario: Scenario, catalog: Catalog, values: np.ndarray | No
     used: dict[tuple, tuple] = {}
     for i, op in enumerate(scenario.ops):
         kind = OP_KINDS.get(op.kind)
-        if kind is None or dim not in kind.dim_names():
+        if kind is None or dim not in kind.dim_names() or only not in (None, i):
             continue
         for phase in kind.phases:
             def compute(phase=phase):

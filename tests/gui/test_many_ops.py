@@ -101,3 +101,24 @@ def test_the_sweep_marks_the_ops_own_value_and_reads_out_x_and_y(qtbot, window):
     qtbot.mouseMove(plot.viewport(), plot.mapFromScene(vr.center()) + QPoint(1, 1))
     text = plot.readout.text
     assert "x: B = " in text and "y: " in text and "FLOP/s" in text
+
+
+def test_the_sweep_of_an_op_without_the_swept_dimension_draws_every_op(qtbot, window,
+                                                                       tmp_path):
+    from roofgui.model.scenario import OpSpec, Scenario, SweepSpec, save_scenario
+
+    path = tmp_path / "dot.json"
+    save_scenario(Scenario(chips=["tpu-v5e", "h100-sxm"], sweep=SweepSpec("B", 1, 65536, 200),
+                           ops=[OpSpec("mm", "matmul", {"B": 256, "D": 4096, "F": 4096}),
+                                OpSpec("mm2", "matmul", {"B": 64, "D": 8192, "F": 8192}),
+                                OpSpec("dot", "dot", {"N": 4096})]), path)
+    window.controller.open_path(path, ask=False)
+    window.tabs.setCurrentIndex(TAB_SWEEP)
+    plot = window.sweep_plot
+    window.form.ops.list.setCurrentRow(1)
+    settle(window, plot)
+    assert set(plot.curves) == {(1, "", "tpu-v5e"), (1, "", "h100-sxm")}
+    window.form.ops.list.setCurrentRow(2)  # (a dot product has no B)
+    settle(window, plot)
+    assert {k[0] for k in plot.curves} == {0, 1} and len(plot.curves) == 4
+    assert window.notices.messages() == []
