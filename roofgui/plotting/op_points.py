@@ -39,7 +39,8 @@ class OpPoints:
         plot.addItem(self.net_link, ignoreBounds=True)
         self.points: dict[tuple[int, str, str], Spot] = {}
         self.net_points: dict[tuple[int, str, str], Spot] = {}
-        self.spot_keys: dict[pg.ScatterPlotItem, list[tuple[int, str, str]]] = {
+        #: each spot's kind ("twin" or "point") and point key, by scatter
+        self.spot_keys: dict[pg.ScatterPlotItem, list[tuple[str, tuple[int, str, str]]]] = {
             self.selected_item: [], self.others_item: []}
         #: what each item shows (set again only when it would show something else)
         self._shown: dict[object, tuple] = {}
@@ -48,9 +49,7 @@ class OpPoints:
              style: PlotStyle) -> bool:
         """Show the geometry's points; True when the other ops' scatter changed."""
         mine = [p for p in g.points if p.op_index == selected]
-        rest = [p for p in g.points if p.op_index != selected]
-        if faded:  # (the faded under the others)
-            rest.sort(key=lambda p: p.op_index not in faded)
+        rest = [p for p in g.points if p.op_index != selected]  # (the faded, with many ops)
         self._set(self.selected_item, mine, faded, style)
         changed = self._set(self.others_item, rest, faded, style)
         self._set_links([p for p in g.points if p.net_x is not None], style)
