@@ -35,3 +35,14 @@ def test_critical_values_are_made_when_first_read_once_for_every_chip(counted):
         assert a.critical  # (every dimension named)
     assert counted == [3, 3]  # (one call per op phase, all three chips in it)
     assert ev.entries[0].analysis.critical is ev.entries[0].analysis.critical  # (kept)
+
+
+def test_critical_values_read_late_are_those_of_the_op_as_evaluated():
+    cat = Catalog.load(user_dir=False)
+    sc = Scenario(chips=["h100-sxm"], ops=[OpSpec("w8", "matmul",
+                                                  {"B": 256, "D": 4096, "F": 4096}, {"w": "int8"})])
+    a = evaluate.evaluate_scenario(sc, cat).entries[0].analysis
+    want = critical_values(OP_KINDS["matmul"], sc.ops[0].full_dims(), a.figures,
+                           dtypes={"w": "int8"})
+    sc.ops[0].dtypes["w"] = "bf16"  # (a scenario changed in place after it was evaluated)
+    assert a.critical == want

@@ -7,6 +7,7 @@ run, a bad value) are collected as messages, never raised.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from functools import partial
@@ -111,8 +112,9 @@ def _phase_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip],
     cells = _figures(chips, work, settings)
     ok = [c for c in cells if isinstance(c, ChipFigures)]
     res = evaluate_figures(work, ok) if ok else None  # every chip in one call
-    crits = _Critical(lambda: critical_values_many(kind, dims, ok, dtypes=op.dtypes,
-                                                   shard=shard, params=op.params, phase=phase))
+    dtypes, params = dict(op.dtypes), copy.deepcopy(op.params)  # (as evaluated, if op changes)
+    crits = _Critical(lambda: critical_values_many(kind, dims, ok, dtypes=dtypes, shard=shard,
+                                                   params=params, phase=phase))
     rows = iter(range(len(ok)))
     return [c if isinstance(c, ModelError) else Analysis(
         c.chip, c, work, res.row(j := next(rows)), partial(crits.of_chip, j)) for c in cells]
