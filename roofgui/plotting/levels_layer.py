@@ -49,11 +49,19 @@ class LevelsLayer(Overlay):
         self.measured_rows.setZValue(8)
         plot.addItem(self.measured_rows, ignoreBounds=True)
         self.measured = ()
+        #: the style the layer last showed nothing in (nothing to show again: nothing to do)
+        self._empty_style = None
+        self._no_measured_style = None
 
     def set_geometry(self, g: LevelsGeometry) -> None:
-        """Show ``g``'s roofs and points (and nothing else)."""
-        self.geometry = g
+        """Show ``g``'s roofs and points (and nothing else).  Nothing to show, as shown (no
+        op tiled: every evaluation of most scenarios), sets nothing."""
         s = self.plot.style
+        if not (g.roofs or g.marks or self.roofs or self.marks) and self._empty_style is s:
+            self.geometry = g
+            return
+        self._empty_style = None if (g.roofs or g.marks) else s
+        self.geometry = g
         keys = {(r.chip_id, r.level): r for r in g.roofs}
         for k in [k for k in self.roofs if k not in keys]:
             self.plot.removeItem(self.roofs.pop(k))
@@ -111,8 +119,12 @@ class LevelsLayer(Overlay):
         self.set_measured(())
 
     def set_measured(self, marks) -> None:
-        """Show measured kernels' level points (:class:`~.levels_geom.MeasuredMark`)."""
+        """Show measured kernels' level points (:class:`~.levels_geom.MeasuredMark`);
+        none, as shown, sets nothing."""
         s = self.plot.style
+        if not marks and not self.measured and self._no_measured_style is s:
+            return
+        self._no_measured_style = None if marks else s
         self.measured = tuple(marks)
         ms = self.measured
         self.measured_item.setData(

@@ -165,3 +165,26 @@ def test_the_box_follows_the_selected_op(win, qtbot):
     flush(w)
     assert session.box.isVisible() and not session.box.message.isVisible()
     assert session.box.edit.text() == ""  # the matmul's own (untiled) tile, not the bad text
+
+
+def test_with_nothing_tiled_an_edit_sets_no_level_item(win, qtbot, monkeypatch):
+    """Most scenarios tile nothing: their evaluations leave the level items as they are
+    (empty), and a tile typed afterwards still draws its levels."""
+    w, session = win
+    layer = session.layer
+    calls = []
+    for item in (layer.item, layer.rows, layer.measured_item, layer.measured_rows):
+        real = item.setData
+        monkeypatch.setattr(item, "setData", lambda *a, real=real, **k: (
+            calls.append(1), real(*a, **k))[1])
+    edit = w.form.editor.dim_edit("B")
+    for text in ("512", "1024"):
+        edit.setFocus()
+        edit.selectAll()
+        qtbot.keyClicks(edit, text)
+        flush(w)
+    assert w.doc.scenario.ops[0].dims["B"] == 1024 and calls == []
+    type_tile(qtbot, w, session, "bm=128, bn=128, bk=64")
+    assert calls and len(layer.item.getData()[0]) == 4 and layer.item.isVisible()
+    type_tile(qtbot, w, session, "")  # (cleared: the levels go)
+    assert not layer.item.isVisible() and layer.roofs == {}
