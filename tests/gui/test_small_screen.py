@@ -62,3 +62,25 @@ def test_at_1280_by_720_an_llm_steps_fields_fit_the_form(qtbot, shipped):
         assert w.roofline_plot.width() >= 400
     finally:
         close_quietly(w)
+
+
+def test_the_working_stays_where_it_was_scrolled_while_typing(qtbot, shipped):
+    """Typing replaces the working text at each keystroke: scrolled down, it stays where the
+    user scrolled it (its wrapped lines laid out first); at the top, at the top."""
+    w = open_window(shipped, restore=False, size=(1152, 648))
+    try:
+        w.controller.open_path(MLP, ask=False)
+        flush(w)
+        bar = w.results.working_view.verticalScrollBar()
+        assert bar.maximum() > 40  # (three chips' working: far taller than its pane)
+        edit = w.form.editor.dim_edit("B")
+        for at in (0, bar.maximum() // 2):
+            bar.setValue(at)
+            for text in ("2048", "4096"):
+                edit.setFocus()
+                edit.selectAll()
+                qtbot.keyClicks(edit, text)
+                flush(w)
+                assert bar.value() == at, (at, text)
+    finally:
+        close_quietly(w)
