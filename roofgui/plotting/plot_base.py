@@ -158,7 +158,10 @@ class LogPlot(pg.PlotWidget):
         return self._layout_pending
 
     def lay_out_annotations(self) -> None:
-        """Lay the annotations (labels, legend) out for the view on show, now."""
+        """Lay the annotations (labels, legend) out for the view on show, now (not once
+        the plot's items are gone: a relayout due as the plot closes)."""
+        if not pg.Qt.isQObjectAlive(self.legend):
+            return
         self._layout_pending = False
         self._lay_out()
         if self._layout_pending:  # the legend went in or out: the axes resized, again
@@ -250,14 +253,25 @@ class LogPlot(pg.PlotWidget):
         left as they are)."""
         if entries == self._legend_sig:
             return
-        self._legend_sig = entries
+        old, self._legend_sig = self._legend_sig, entries
         self._relayout.start()  # the legend's size settles once Qt has laid it out
-        self.legend.clear()
-        for name, sample in entries:
-            self.legend.addItem(self._sample(**sample), name)
-            label = self.legend.items[-1][1]  # (rows as tall as the text: a compact legend)
-            label.item.document().setDocumentMargin(1.0)
+        if old is not None and len(old) == len(entries) == len(self.legend.items) and all(
+                a[1] == b[1] for a, b in zip(old, entries)):
+            # the same samples under other names (a what-if names the chips with its factor,
+            # at each keystroke): renamed in place, not made again
+            for (_, label), (name, _) in zip(self.legend.items, entries):
+                if label.text != name:
+                    label.setText(name)
+        else:
+            self.legend.clear()
+            for name, sample in entries:
+                self.legend.addItem(self._sample(**sample), name)
+                # (rows as tall as the text: a compact legend)
+                self.legend.items[-1][1].item.document().setDocumentMargin(1.0)
+        for _, label in self.legend.items:  # (each entry its text's size, the legend theirs)
             label.updateMin()
+            label.resize(label.preferredWidth(), label.preferredHeight())
+        self.legend.updateSize()
         self.legend.setVisible(bool(entries))
 
     def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None,

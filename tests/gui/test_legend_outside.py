@@ -31,7 +31,7 @@ def assert_clear(plot):
     assert plot.getPlotItem().sceneBoundingRect().contains(lr)
 
 
-@pytest.mark.parametrize("path, size, side", [(MLP, (1152, 648), {"right", "below"}),
+@pytest.mark.parametrize("path, size, side", [(MLP, (1024, 576), {"right", "below"}),
                                               (SIXTEEN, (1152, 648), {"right", "below"}),
                                               (SIXTEEN, (1600, 1000), {"right", "below"})])
 def test_the_legend_goes_outside_rather_than_cover_data(qtbot, shipped, path, size, side):
@@ -42,7 +42,7 @@ def test_the_legend_goes_outside_rather_than_cover_data(qtbot, shipped, path, si
 
 
 def test_the_legend_comes_back_inside_when_a_corner_is_free(qtbot, shipped):
-    with fitted_roofline(shipped, MLP, (1152, 648)) as (w, plot):  # (90 % of 1280×720)
+    with fitted_roofline(shipped, MLP, (1024, 576)) as (w, plot):  # (80 % of 1280×720)
         assert plot.legend_corner in ("right", "below")
         wide = plot.vb.sceneBoundingRect()
         w.resize(1600, 1000)  # a larger window: a corner is free again

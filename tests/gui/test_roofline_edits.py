@@ -204,3 +204,23 @@ def test_the_legend_is_made_again_only_when_the_chips_or_the_style_change(qtbot,
     dark = entries()
     w.set_style(SCREEN_DARK)
     assert entries() != dark and [t for _, t in entries()] == names
+
+
+def test_a_what_if_renames_the_legend_entries_in_place_and_sizes_it_as_made(qtbot, cat):
+    """A what-if names the chips with its factor at each keystroke: the legend's entries are
+    renamed, not made again, and the legend ends as a fresh plot's of the same scenario."""
+    w = new_plot(qtbot)
+    sc = busy()
+    show(w, sc, cat)
+    samples = [s for s, _ in w.legend.items]
+    for peak in (1.5, 1.25, 1.0):
+        sc = dataclasses.replace(sc, what_if=dataclasses.replace(sc.what_if, peak=peak))
+        show(w, sc, cat)
+        assert [s for s, _ in w.legend.items] == samples  # (the same entries)
+        names = [lab.text for _, lab in w.legend.items]
+        assert all(f"peak×{peak:g}" in n for n in names[:len(CHIPS)]) == (peak != 1.0)
+        fresh = new_plot(qtbot)
+        show(fresh, sc, cat)
+        assert names == [lab.text for _, lab in fresh.legend.items]
+        size = (round(w.legend.width()), round(w.legend.height()))
+        assert size == (round(fresh.legend.width()), round(fresh.legend.height())), peak
