@@ -9,6 +9,7 @@ from roofgui.gui.document import ALL, SELECTED, TITLE
 from roofgui.model.errors import ModelError
 from roofgui.model.evaluate import Evaluation, evaluate_scenario, resolve_chips, sweep_scenario
 from roofgui.presentation.plotdata import assign_colours
+from roofgui.plotting.sweep_focus import selected_op
 from roofgui.presentation.polylines import drawn_samples
 
 TAB_ROOFLINE, TAB_SWEEP = 0, 1
@@ -163,9 +164,9 @@ class LiveEvaluator(QObject):
             # (the points it draws, log-spaced over the range; the drawing adds each curve's
             # knees exactly.  An export of the sweep's table evaluates every point asked for.)
             drawn = drawn_samples(sc.sweep.start, sc.sweep.stop)
-            # the selected op's curves alone unless the sweep shows every op (or that op
-            # has no such dimension: then every op's)
-            only = None if sc.sweep.all_ops or not sc.ops else sc.selected
+            # the curves the plot draws (focus_curves): the selected op's alone unless the
+            # sweep shows every op, or that op has no such dimension (then every op's)
+            only = None if sc.sweep.all_ops else selected_op(sc)
             curves, errors = sweep_scenario(sc, w.catalog, max_points=drawn, only=only)
             if only is not None and not curves:
                 curves, errors = sweep_scenario(sc, w.catalog, max_points=drawn)

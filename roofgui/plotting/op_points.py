@@ -18,10 +18,8 @@ import pyqtgraph as pg
 from roofgui.plotting.plot_items import (Spot, face_colour, make_pen, new_curve, new_scatter,
                                          spot_brush, spot_pen)
 from roofgui.presentation import plotdata as pd
+from roofgui.presentation.colours import FADED
 from roofgui.presentation.style import PlotStyle
-
-#: The faded ops' alpha (see ``RooflinePlot.faded_ops``)
-FADED = 0.3
 
 
 class OpPoints:

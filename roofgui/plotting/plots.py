@@ -21,13 +21,10 @@ from roofgui.plotting.plot_items import (LEGEND_CORNERS, LogAxis, make_pen,
                                          qcolor, roof_pen, set_anchor, set_line_pen, spot_brush,
                                          spot_pen, style_label)
 from roofgui.presentation import plotdata as pd
+from roofgui.presentation.colours import faded_ops
 from roofgui.presentation.style import PlotStyle
 
 __all__ = ["LogAxis", "RooflinePlot", "LEGEND_CORNERS"]
-
-#: From this many ops on, the ops other than the selected one are drawn faded (alpha)
-FADE_FROM = 4
-
 
 def _sync_keys(store: dict, keys, make, remove) -> None:
     """Items in ``store`` for exactly ``keys``: ``make(key)`` for new ones, ``remove`` the rest."""
@@ -234,10 +231,7 @@ class RooflinePlot(LogPlot):
 
     def faded_ops(self, g: pd.RooflineGeometry) -> set[int]:
         """The ops drawn faded: all but the selected one, when there are many ops."""
-        ops = {lab.op_index for lab in g.labels}
-        if self.selected_op not in ops or len(ops) < FADE_FROM:
-            return set()
-        return ops - {self.selected_op}
+        return faded_ops(g.labels, self.selected_op)
 
     def _sync_op_labels(self, g: pd.RooflineGeometry) -> None:
         s = self.style

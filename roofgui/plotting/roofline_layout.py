@@ -70,7 +70,7 @@ def roofs_clear_of(plot, slots: list, roofs: list, chosen: list, points) -> list
     xs, ys = np.concatenate([psx, sx]), np.concatenate([psy, sy])
     margins = np.concatenate([np.full(len(psx), plot.style.marker_size * 0.5 + GAP),
                               np.full(len(sx), GAP)])  # (a marker's radius; text: the gap)
-    again = {id(lab) for lab, h in zip(roofs, hit.any(axis=1).tolist()) if h}
+    again = {id(lab) for lab, on in zip(roofs, hit.any(axis=1).tolist()) if on}
     shown = {id(lab) for lab in roofs}
     return [sl.lab for sl in slots if id(sl.lab) in shown and (
         id(sl.lab) not in again or place_roof(plot, sl, xs, ys, margins))]
@@ -291,8 +291,7 @@ def text_size(lab, text: str) -> tuple[float, float]:
     if size is None:
         if len(SIZES) > 1000:
             SIZES.clear()
-        if lab.toPlainText() != text:
-            lab.setText(text)
+        lab.setText(text)  # (roof_spot sets the text it chooses afterwards)
         size = SIZES[key] = label_size(lab)
     return size
 

@@ -13,9 +13,6 @@ from roofgui.model.units import format_number
 from roofgui.plotting.declutter import clear_of, close_gaps, declutter
 from roofgui.presentation.plotdata import stack_rows
 
-#: From this many ops drawn on, the ops other than the selected one are faded (alpha)
-FADE_FROM = 4
-FADED = 0.3
 #: Rows of the other ops' critical labels stacked above the selected op's (the rest: hover)
 OTHER_ROWS = 2
 
@@ -33,14 +30,6 @@ def focus_curves(scenario, curves) -> list:
         return list(curves)
     mine = [c for c in curves if c.op_index == sel]
     return mine or list(curves)
-
-
-def faded_ops(lines, selected: int | None) -> set[int]:
-    """The ops whose curves are faded: all but the selected one, when there are many."""
-    ops = {ln.op_index for ln in lines}
-    if selected not in ops or len(ops) < FADE_FROM:
-        return set()
-    return ops - {selected}
 
 
 def current_value(scenario) -> tuple[float | None, str]:

@@ -18,6 +18,7 @@ from roofgui.plotting.plot_items import (Spot, face_colour, make_pen, set_anchor
                                          set_line_pen, spot_brush, spot_pen, style_label,
                                          text_px)
 from roofgui.presentation import plotdata as pd
+from roofgui.presentation.colours import FADED, faded_ops
 from roofgui.presentation import sweepgeom as sg
 from roofgui.presentation.style import PlotStyle
 
@@ -160,12 +161,12 @@ class SweepPlot(LogPlot):
         colour around the background's colour."""
         s = self.style
         marks = [ln for ln in g.lines if ln.crit_x is not None]
-        faded = focus.faded_ops(g.lines, self.focus_op)
+        faded = faded_ops(g.lines, self.focus_op)
         self.crit_item.setData(
             x=[ln.crit_x for ln in marks], y=[ln.crit_y for ln in marks],
             data=[ln.tooltip for ln in marks], symbol="o", size=s.ridge_size * 1.3,
             pen=[spot_pen(s.colour(ln.colour), s.marker_outline * 1.5,
-                          focus.FADED if ln.op_index in faded else None) for ln in marks],
+                          FADED if ln.op_index in faded else None) for ln in marks],
             brush=spot_brush(face_colour(s)))
         self.crit_item.setVisible(bool(marks))
         at = {ln.key: i for i, ln in enumerate(marks)}
@@ -189,9 +190,9 @@ class SweepPlot(LogPlot):
             style_label(self.value_label, s, s.muted, s.annotation_font_pt)
         if g is None:
             return
-        faded = focus.faded_ops(g.lines, self.focus_op)
+        faded = faded_ops(g.lines, self.focus_op)
         for ln in g.lines:
-            alpha = focus.FADED if ln.op_index in faded else None
+            alpha = FADED if ln.op_index in faded else None
             look = (s, ln.colour, ln.dash, alpha)
             if self._looks.get(ln.key) == look:
                 continue

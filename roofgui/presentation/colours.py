@@ -22,6 +22,19 @@ GROUP_MARKERS = ("d", "star", "+")
 GROUP_DASHES = ("solid", "dot", "dashdot")
 #: Palette slots handed out (three groups of eight).
 N_SLOTS = GROUP * len(GROUP_MARKERS)
+#: From this many ops drawn on, the ops other than the selected one are faded to this alpha
+#: (the roofline's points and labels, the sweep's curves and markers).
+FADE_FROM = 4
+FADED = 0.3
+
+
+def faded_ops(items, selected: int | None) -> set[int]:
+    """The ops drawn faded (``items``: anything with an ``op_index``, one or more an op):
+    all but the selected one, when there are many."""
+    ops = {it.op_index for it in items}
+    if selected not in ops or len(ops) < FADE_FROM:
+        return set()
+    return ops - {selected}
 
 
 class ChipLook(NamedTuple):
