@@ -79,29 +79,3 @@ def close_gaps(placed: Sequence, shown: list) -> None:
     for lab, row in placed:
         if row > top and lab.isVisible():
             lab.setVisible(False)
-
-
-def free_left(prefs, lo: float, hi: float, w: float, xs, ys, top: float, bottom: float,
-              margin) -> float | None:
-    """Where a label ``w`` pixels wide, between the scene rows ``top`` and ``bottom``, may
-    start within ``[lo, hi - w]`` so that it keeps ``margin`` pixels (one for all, or one
-    each) from every scene point ``xs, ys``: the first of ``prefs`` that does, else the
-    free spot just beside a point that lies furthest right; None when there is none."""
-    x = np.asarray(xs, dtype=np.float64)
-    y = np.asarray(ys, dtype=np.float64)
-    m = np.asarray(margin, dtype=np.float64)
-    near = (y >= top - m) & (y <= bottom + m)
-    if m.ndim:
-        m = m[near]
-    a, b = x[near] - m, x[near] + m  # (the spans a label may not reach into)
-
-    def free(cands: np.ndarray) -> np.ndarray:
-        ok = (cands >= lo - 0.01) & (cands + w <= hi + 0.01)
-        if a.size:
-            ok &= ~((a[None, :] < cands[:, None] + w) & (b[None, :] > cands[:, None])).any(axis=1)
-        return cands[ok]
-
-    spots = free(np.asarray(prefs, dtype=np.float64))
-    if not spots.size and a.size:
-        spots = free(np.sort(np.concatenate([a - w, b]))[::-1])
-    return float(spots[0]) if spots.size else None

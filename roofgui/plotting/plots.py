@@ -18,7 +18,7 @@ from roofgui.plotting.cache_layer import CacheLayer
 from roofgui.plotting.op_points import OpPoints
 from roofgui.plotting.plot_base import LogPlot
 from roofgui.plotting.plot_items import (LEGEND_CORNERS, LogAxis, make_pen,
-                                         qcolor, roof_pen, set_anchor, set_line_pen, spot_brush,
+                                         qcolor, roof_pen, set_line_pen, spot_brush,
                                          spot_pen, style_label)
 from roofgui.presentation import plotdata as pd
 from roofgui.presentation.colours import faded_ops
@@ -250,8 +250,7 @@ class RooflinePlot(LogPlot):
                 self._label_looks[k] = (s, on, dim)
                 style_label(item, s, s.muted if dim else s.foreground, s.annotation_font_pt,
                             bold=on, framed=on)
-            item.setPos(lab.x, lab.y)
-            set_anchor(item, (0.5, 1.3) if lab.side == "above" else (0.5, -0.3))
+            item.setPos(lab.x, lab.y)  # (its anchor: the layout's, after this)
 
     def _rebuild_legend(self) -> None:
         g = self.geometry

@@ -7,15 +7,13 @@ corner and the band names clear of it.  Run before a paint after the view change
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from roofgui.plotting.declutter import (GAP, clear_of, close_gaps, declutter, free_left,
-                                        scene_rects)
-from roofgui.plotting.placement import (GRID_FX, GRID_FY, covered, label_samples, rect_bounds,
+from roofgui.plotting.declutter import GAP, clear_of, close_gaps, declutter, scene_rects
+from roofgui.plotting.placement import (GRID_FX, GRID_FY, label_samples,
                                         sample_polyline)
 from roofgui.plotting.plot_items import label_size, set_anchor, text_px
+from roofgui.plotting.roof_labels import place_roofs, roof_slots, roofs_clear_of
 from roofgui.presentation import plotdata as pd
 
 
@@ -30,7 +28,7 @@ def lay_out(plot) -> None:
                                                 if p.net_x is not None]
     psx, psy = plot.to_scene([q[0] for q in points], [q[1] for q in points])
     slots = roof_slots(plot, x0, x1, y0, px_x, px_y)
-    roofs = [sl.lab for sl in slots if place_roof(plot, sl, psx, psy)]
+    roofs = [sl.lab for sl, ok in zip(slots, place_roofs(plot, slots, psx, psy)) if ok]
     ops = op_labels(plot, psx, psy, x0, x1, px_x,
                     scene_rects(plot, roofs + [lab for lab, _ in ridges]))
     chosen = [lab for k, lab, hides in ops if k[0] == plot.selected_op and not hides]
@@ -51,29 +49,6 @@ def lay_out(plot) -> None:
     ridges = clear_of(plot, ridges, psx, psy, plot.style.marker_size * 0.5)  # (not over points)
     shown = declutter(plot, chosen + roofs + [lab for lab, _ in ridges] + others + regions)
     close_gaps(ridges, shown)
-
-
-def roofs_clear_of(plot, slots: list, roofs: list, chosen: list, points) -> list:
-    """The roof labels ``roofs`` (placed from ``slots``), those that would sit on the
-    selected op's labels ``chosen`` placed again clear of them as of points (the selected
-    op's label is shown first: the roof label would be hidden rather than moved)."""
-    if not chosen or not roofs:
-        return roofs
-    c, r = scene_rects(plot, chosen), scene_rects(plot, roofs)
-    hit = ((r[:, None, 0] < c[None, :, 2] + GAP) & (r[:, None, 2] + GAP > c[None, :, 0])
-           & (r[:, None, 1] < c[None, :, 3] + GAP) & (r[:, None, 3] + GAP > c[None, :, 1]))
-    if not hit.any():
-        return roofs
-    psx, psy = points
-    w, h = c[:, 2:3] - c[:, 0:1], c[:, 3:4] - c[:, 1:2]
-    sx, sy = (c[:, 0:1] + GRID_FX * w).ravel(), (c[:, 1:2] + GRID_FY * h).ravel()
-    xs, ys = np.concatenate([psx, sx]), np.concatenate([psy, sy])
-    margins = np.concatenate([np.full(len(psx), plot.style.marker_size * 0.5 + GAP),
-                              np.full(len(sx), GAP)])  # (a marker's radius; text: the gap)
-    again = {id(lab) for lab, on in zip(roofs, hit.any(axis=1).tolist()) if on}
-    shown = {id(lab) for lab in roofs}
-    return [sl.lab for sl in slots if id(sl.lab) in shown and (
-        id(sl.lab) not in again or place_roof(plot, sl, xs, ys, margins))]
 
 
 def obstacles(plot) -> tuple[np.ndarray, np.ndarray]:
@@ -122,178 +97,82 @@ def ridge_labels(plot, y0: float, px_x: float) -> list:
     return out
 
 
-def _inside_view(rects, vr) -> list[int]:
-    return [i for i, (left, top, w, h) in enumerate(rects)
-            if left >= vr.left() and top >= vr.top() and left + w <= vr.right()
-            and top + h <= vr.bottom()]
-
-
 def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarray) -> list:
     """Op labels beside their point: above or below (close neighbours alternate), else
     to its right or left, else a line further out, wherever they cover the fewest points
     (kept :data:`GAP` pixels clear of their markers), earlier op labels and
     the labels ``avoid`` (scene rectangles) and stay in the view; centred ones slide
     inwards near the edges; the selected op's first.  Returns ``(key, label, whether it
-    hides a point)`` of each."""
+    hides a point)`` of each.  What each spot covers of the points and of ``avoid`` is
+    counted for all labels at once; only the earlier op labels are counted one by one."""
     g, s = plot.geometry, plot.style
+    labels = [ol for ol in sorted(g.labels, key=lambda ol: ol.op_index != plot.selected_op)
+              if ol.key in plot.op_labels]  # (the selected op's first: its pick)
+    if not labels:
+        return []
+    items = [plot.op_labels[ol.key] for ol in labels]
+    wh = np.array([label_size(it) for it in items], dtype=np.float64)
+    lx, ly = plot.to_scene([ol.x for ol in labels], [ol.y for ol in labels])
+    anchors = op_anchors(labels, wh[:, 0], px_x, x0, x1, s.marker_size)  # (L, 6, 2)
+    left = lx[:, None] - anchors[..., 0] * wh[:, :1]
+    top = ly[:, None] - anchors[..., 1] * wh[:, 1:]
+    right, bottom = left + wh[:, :1], top + wh[:, 1:]
     vr = plot.vb.sceneBoundingRect()
-    n = len(psx)
+    ok = ((left >= vr.left()) & (top >= vr.top()) & (right <= vr.right())
+          & (bottom <= vr.bottom()))
+    m = s.marker_size * 0.5 + GAP  # (the marker's radius, then the gap)
+    edges = (left - m, right + m, top - m, bottom + m)
+    own = (np.abs(psx[None, :] - lx[:, None]) < 0.5) & (np.abs(psy[None, :] - ly[:, None]) < 0.5)
+    on_points = _inside(edges, psx, psy) & ~own[:, None, :]  # (not counting its own point)
     aw, ah = avoid[:, 2:3] - avoid[:, 0:1], avoid[:, 3:4] - avoid[:, 1:2]
     ax_, ay_ = (avoid[:, 0:1] + GRID_FX * aw).ravel(), (avoid[:, 1:2] + GRID_FY * ah).ravel()
-    placed = np.empty((2, n + GRID_FX.size * len(g.labels)))  # points, then labels placed
-    placed[0, :n], placed[1, :n] = psx, psy
-    margin = s.marker_size * 0.5 + GAP  # (the marker's radius, then the gap)
-    labels = sorted(g.labels, key=lambda ol: ol.op_index != plot.selected_op)  # (its pick)
-    lxs, lys = plot.to_scene([ol.x for ol in labels], [ol.y for ol in labels])
+    points = on_points.sum(axis=2)
+    base = points * 1000 + _inside(edges, ax_, ay_).sum(axis=2)  # (then: fewest labels)
+    placed = np.empty((2, GRID_FX.size * len(labels)))  # the op labels' samples so far
     out = []
-    for ol, lx, ly in zip(labels, lxs.tolist(), lys.tolist()):
-        item = plot.op_labels.get(ol.key)
-        if item is None:
-            continue
-        w_px, h_px = label_size(item)
-        anchors = op_anchors(ol, w_px, px_x, x0, x1, s.marker_size)
-        rects = pd.label_rects(lx, ly, w_px, h_px, anchors)
-        ok = _inside_view(rects, vr)
+    for i, (ol, item) in enumerate(zip(labels, items)):
         best, hides = 0, True
-        if ok:  # the fewest points and labels covered, not counting its own point
-            xy = placed[:, :n]
-            others = ~(np.abs(xy - np.array([[lx], [ly]])) < 0.5).all(axis=0)
-            bounds = rect_bounds([rects[i] for i in ok], margin)
-            counts = covered(bounds, xy[0][others], xy[1][others]) * 1000 \
-                + covered(bounds, ax_, ay_)  # (then: the fewest other labels covered)
-            best = ok[int(np.argmin(counts))]  # (ties: the first)
-            on = others[:len(psx)]  # (the points alone, not the labels placed)
-            hides = bool(covered(rect_bounds([rects[best]], margin), psx[on], psy[on])[0])
-        set_anchor(item, anchors[best])
-        left, top, rw, rh = rects[best]
-        k = n + GRID_FX.size
-        placed[0, n:k], placed[1, n:k] = left + GRID_FX * rw, top + GRID_FY * rh
-        n = k
+        if ok[i].any():
+            n = GRID_FX.size * i
+            sx, sy = placed[0, :n], placed[1, :n]
+            mine = (np.abs(sx - lx[i]) < 0.5) & (np.abs(sy - ly[i]) < 0.5)
+            hit = _inside(tuple(e[i] for e in edges), sx[~mine], sy[~mine]).sum(axis=1)
+            counts = np.where(ok[i], base[i] + hit * 1000, np.iinfo(np.int64).max)
+            best = int(np.argmin(counts))  # (ties: the first)
+            hides = bool(points[i, best])
+        set_anchor(item, anchors[i, best])
+        k = GRID_FX.size * i
+        placed[0, k:k + GRID_FX.size] = left[i, best] + GRID_FX * wh[i, 0]
+        placed[1, k:k + GRID_FX.size] = top[i, best] + GRID_FY * wh[i, 1]
         out.append((ol.key, item, hides))
     return out
 
 
-def op_anchors(ol, w_px: float, px_x: float, x0: float, x1: float, marker: float) -> list:
-    """Where an op's label may go: centred above or below its point (slid inwards near
-    the view's edges), or to its right or left, or a line further above or below."""
-    w, edge, ax = w_px / px_x, 4.0 / px_x, 0.5
-    if w > 0:
-        ax = min(max(ax, 1.0 - (x1 - edge - ol.x) / w), (ol.x - x0 - edge) / w)
-        ax = min(max(ax, 0.0), 1.0)
-    near, far = (1.3, -0.3) if ol.side == "above" else (-0.3, 1.3)
-    side = marker * 0.8 / w_px if w_px > 0 else 0.0
-    up = 1.0 if ol.side == "above" else -1.0  # (then a line further out: over a crowd)
-    return [(ax, near), (ax, far), (-side, 0.5), (1.0 + side, 0.5), (ax, near + up),
-            (ax, far - up)]
+def _inside(edges, xs, ys) -> np.ndarray:
+    """Whether each point ``xs, ys`` lies in each rectangle of ``edges`` (left, right,
+    top, bottom arrays of any shape): that shape plus one axis for the points."""
+    lo_x, hi_x, lo_y, hi_y = (e[..., None] for e in edges)
+    return (xs >= lo_x) & (xs <= hi_x) & (ys >= lo_y) & (ys <= hi_y)
 
 
-class RoofSlot(NamedTuple):
-    """Where a compute roof's label goes: its text at ``y`` (data), from ``start`` to
-    ``right`` (data x; ``sl``, ``sr``, ``sy`` in the scene), ``off`` pixels from its roof
-    once spread apart from the others, ``most`` pixels at the most."""
-
-    lab: object
-    text: str
-    y: float
-    start: float
-    right: float
-    sl: float
-    sr: float
-    sy: float
-    off: float
-    most: float
-    px_y: float
-
-
-def roof_slots(plot, x0: float, x1: float, y0: float, px_x: float, px_y: float) -> list:
-    """The compute roofs' labels' slots: just above their roofs, spread apart, from the
-    ridge (or the view's left) to the view's right edge."""
-    s = plot.style
-    roofs = [(c.chip_id, r) for c in plot.geometry.chips for r in c.roofs if r.label]
-    if not roofs:
-        return []
-    line_h = text_px(s, s.annotation_font_pt)
-    at = [(r.y[0] - y0) * px_y for _, r in roofs]
-    # apart by the labels' boxes and the gap declutter keeps between them (else two roofs
-    # a line apart keep one label), unless that lifts a label too far from its roof
-    box_h = max(label_size(plot.roof_labels[(cid, r.key)])[1] for cid, r in roofs)
-    spread = pd.spread_1d(at, max(line_h * 1.02, box_h + GAP))
-    if max(abs(a - b) for a, b in zip(spread, at)) > 2 * line_h:
-        spread = pd.spread_1d(at, line_h * 1.02)
-    pad = 3 * s.axis_width / px_x
-    starts = [max(r.x[0], x0) + 2 * pad for _, r in roofs]
-    ys = [y0 + y_px / px_y for y_px in spread]
-    n = len(roofs)
-    sx, sy = plot.to_scene(starts + [x1 - pad] * n, ys + ys)
-    return [RoofSlot(plot.roof_labels[(cid, r.key)], r.label, ys[i], starts[i], x1 - pad,
-                     float(sx[i]), float(sx[n + i]), float(sy[i]), spread[i] - at[i],
-                     2 * line_h, px_y) for i, (cid, r) in enumerate(roofs)]
-
-
-def place_roof(plot, slot: RoofSlot, psx, psy, margins=None) -> bool:
-    """Put a roof label where :func:`roof_spot` finds it room clear of the scene points
-    ``psx, psy`` (by ``margins`` pixels each, or a marker's radius and the gap); True when
-    it may show (room, and no further than :attr:`RoofSlot.most` from its roof)."""
-    lab = slot.lab
-    left, lift = roof_spot(plot, lab, slot.text, (slot.sl, slot.sr, slot.sy), psx, psy,
-                           margins)
-    y = slot.y + lift / slot.px_y
-    if left is None or left >= slot.sr - label_size(lab)[0] - 0.01:
-        lab.setPos(slot.right, y)
-        set_anchor(lab, (1.0, 1.0))
-    else:
-        lab.setPos(slot.start + (left - slot.sl) * (slot.right - slot.start)
-                   / max(slot.sr - slot.sl, 1e-9), y)
-        set_anchor(lab, (0.0, 1.0))
-    return left is not None and abs(slot.off + lift) <= slot.most
-
-
-def roof_spot(plot, lab, text: str, span, psx, psy,
-              margins=None) -> tuple[float | None, float]:
-    """Where a roof label may start (scene x) between ``span``'s left and right at its
-    height, and how many pixels it is lifted: on its roof at the right edge, else just
-    after the ridge, else beside the points furthest right, keeping :data:`GAP` pixels
-    from every point's marker; else lifted clear of the points on its roof; else as two
-    lines (the chips a coincident roof names on the second), else without those chips
-    (the hover names them).  None: nowhere."""
-    sl, sr, sy = span
-    margin = plot.style.marker_size * 0.5 + GAP  # (a marker's radius, then the gap)
-    clear = margin if margins is None else margins
-    texts = [text] + ([text.replace(" · ", "\n", 1), text.split(" · ")[0]]
-                      if " · " in text else [])
-    found, shown = (None, 0.0), text
-    for t in texts:
-        w_px, h_px = text_size(lab, t)
-        for lift in (0.0, margin):
-            left = free_left([sr - w_px, sl], sl, sr, w_px, psx, psy, sy - lift - h_px,
-                             sy - lift, clear)
-            if left is not None:
-                found, shown = (left, lift), t
-                break
-        if found[0] is not None:
-            break
-    if lab.toPlainText() != shown:
-        lab.setText(shown)
-    return found
-
-
-#: text sizes measured, by (text, font): a label is not set to each text it might show
-#: at every layout just to measure it
-SIZES: dict[tuple[str, str], tuple[float, float]] = {}
-
-
-def text_size(lab, text: str) -> tuple[float, float]:
-    """The size in pixels ``lab`` would have showing ``text`` (measured once per font)."""
-    if lab.toPlainText() == text:
-        return label_size(lab)
-    key = (text, lab.textItem.font().key())
-    size = SIZES.get(key)
-    if size is None:
-        if len(SIZES) > 1000:
-            SIZES.clear()
-        lab.setText(text)  # (roof_spot sets the text it chooses afterwards)
-        size = SIZES[key] = label_size(lab)
-    return size
+def op_anchors(labels, w_px: np.ndarray, px_x: float, x0: float, x1: float,
+               marker: float) -> np.ndarray:
+    """Where each op's label may go (``(labels, 6, 2)`` anchors): centred above or below
+    its point (slid inwards near the view's edges), or to its right or left, or a line
+    further above or below."""
+    x = np.array([ol.x for ol in labels], dtype=np.float64)
+    above = np.array([ol.side == "above" for ol in labels])
+    w, edge = w_px / px_x, 4.0 / px_x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slid = np.minimum(np.maximum(0.5, 1.0 - (x1 - edge - x) / w), (x - x0 - edge) / w)
+        side = np.where(w_px > 0, marker * 0.8 / w_px, 0.0)
+    ax = np.where(w > 0, np.clip(slid, 0.0, 1.0), 0.5)
+    near, far = np.where(above, 1.3, -0.3), np.where(above, -0.3, 1.3)
+    up = np.where(above, 1.0, -1.0)  # (then a line further out: over a crowd)
+    ones = np.ones_like(ax)
+    return np.stack([np.stack(pair, axis=1) for pair in (
+        (ax, near), (ax, far), (-side, 0.5 * ones), (1.0 + side, 0.5 * ones),
+        (ax, near + up), (ax, far - up))], axis=1)
 
 
 def region_labels(plot, x0: float, x1: float, y1: float, px_x: float) -> list:
