@@ -22,12 +22,13 @@ def corner_rects(plot, corners) -> tuple[list, list, list]:
     s = plot.style
     off = s.legend_padding + 2
     vr = plot.vb.sceneBoundingRect()
-    w, h = one_column_size(plot.legend)
+    w, h = one_column_size(plot)
     room = max(vr.height() - 2 * off - h, 0.0)  # the most a bottom corner can lift it
+    below = [lab.sceneBoundingRect() for lab in plot.bottom_labels() if lab.isVisible()]
     rects, lifts, fits = [], [], []
     for c in corners:
         left = vr.left() + off if "left" in c else vr.right() - off - w
-        lift = bottom_clearance(plot, left, left + w) if "bottom" in c else 0.0
+        lift = bottom_clearance(plot, below, left, left + w) if "bottom" in c else 0.0
         fits.append(lift <= room and w + 2 * off <= vr.width() and h + 2 * off <= vr.height())
         lift = min(lift, room)
         top = vr.top() + off if "top" in c else vr.bottom() - off - h - lift
@@ -36,15 +37,14 @@ def corner_rects(plot, corners) -> tuple[list, list, list]:
     return rects, lifts, fits
 
 
-def bottom_clearance(plot, left: float, right: float) -> float:
-    """Whole pixels to lift a bottom-corner legend clear of the x-axis labels below it."""
+def bottom_clearance(plot, below: list, left: float, right: float) -> float:
+    """Whole pixels to lift a bottom-corner legend clear of the x-axis labels ``below``
+    it (their scene rectangles)."""
     bottom = plot.vb.sceneBoundingRect().bottom()
     lift = 0.0
-    for lab in plot.bottom_labels():
-        if lab.isVisible():
-            r = lab.sceneBoundingRect()
-            if r.right() >= left and r.left() <= right:
-                lift = max(lift, bottom - r.top() - plot.style.legend_padding + 2)
+    for r in below:
+        if r.right() >= left and r.left() <= right:
+            lift = max(lift, bottom - r.top() - plot.style.legend_padding + 2)
     return float(np.ceil(lift))
 
 
@@ -73,15 +73,22 @@ class Entries(NamedTuple):
         return sum(samples) + sum(texts) + (2 * cols - 1) * 0.5 * pad + 2.2 * pad + 2.0
 
 
-def one_column_size(lg) -> tuple[float, float]:
+def measured(plot) -> Entries:
+    """The plot's legend entries measured (once for the entries it holds: the plot
+    forgets the measure, :attr:`legend_measure`, when it sets them)."""
+    if plot.legend_measure is None:
+        plot.legend_measure = Entries.of(plot.legend)
+    return plot.legend_measure
+
+
+def one_column_size(plot) -> tuple[float, float]:
     """The legend's size in one column (its own when it is in one)."""
+    lg = plot.legend
     if lg.columnCount == 1:
         return lg.width(), lg.height()
-    w = h = 0.0
-    for sample, label in lg.items:
-        w = max(w, sample.width() + label.width() + 6.0)
-        h = max(h, sample.height(), label.height())
-    return w, h * len(lg.items)
+    e = measured(plot)
+    return (max((a + b + 6.0 for a, b in zip(e.samples, e.texts)), default=0.0),
+            e.row_h * len(e.samples))
 
 
 def place_legend(plot) -> None:
@@ -129,7 +136,7 @@ def outside_place(plot) -> tuple[str, int, float, float]:
     extra_r, extra_b = plot.legend_room
     vb_w = plot.vb.width() + extra_r  # (the axes' size with no legend beside them)
     vb_h = plot.vb.height() + extra_b
-    e = Entries.of(lg)
+    e = measured(plot)
     n = len(e.samples)
     cands = []
     for cols in (1, 2):

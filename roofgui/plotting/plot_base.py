@@ -69,6 +69,9 @@ class LogPlot(pg.PlotWidget):
         #: the room (right, below) the PlotItem's layout keeps for a legend outside the axes
         self.legend_room = (0.0, 0.0)
         self._legend_sig: list | None = None
+        #: the legend's entries as measured for placing it (legend_place.Entries); None:
+        #: to measure (the entries were set since)
+        self.legend_measure = None
         # the readout sits in a strip above the axes, where no annotation can be under it
         self.readout = pg.LabelItem("", justify="right")
         self.readout.setParentItem(pi)
@@ -272,6 +275,7 @@ class LogPlot(pg.PlotWidget):
             label.updateMin()
             label.resize(label.preferredWidth(), label.preferredHeight())
         self.legend.updateSize()
+        self.legend_measure = None  # (legend_place measures the entries again)
         self.legend.setVisible(bool(entries))
 
     def _sample(self, pen=None, symbol=None, brush=None, sym_pen=None, size=None,
