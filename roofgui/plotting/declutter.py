@@ -23,33 +23,29 @@ def scene_rects(plot, items: Sequence) -> np.ndarray:
     """``(n, 4)`` scene rectangles ``left, top, right, bottom`` of text labels as pinned."""
     if not items:
         return np.empty((0, 4))
-    sx, sy = plot.to_scene([it.pos().x() for it in items], [it.pos().y() for it in items])
-    wh = np.array([label_size(it) for it in items], dtype=np.float64)
-    an = np.array([(it.anchor.x(), it.anchor.y()) for it in items], dtype=np.float64)
-    left, top = sx - an[:, 0] * wh[:, 0], sy - an[:, 1] * wh[:, 1]
-    return np.column_stack([left, top, left + wh[:, 0], top + wh[:, 1]])
+    v = np.array([(p.x(), p.y(), *label_size(it), it.anchor.x(), it.anchor.y())
+                  for it in items for p in [it.pos()]], dtype=np.float64)
+    sx, sy = plot.to_scene(v[:, 0], v[:, 1])
+    left, top = sx - v[:, 4] * v[:, 2], sy - v[:, 5] * v[:, 3]
+    return np.column_stack([left, top, left + v[:, 2], top + v[:, 3]])
 
 
 def declutter(plot, wanted: Sequence) -> list:
     """Show the labels of ``wanted`` (most important first) that fit, hide the rest and
     every label of the plot's ``all_labels()`` not wanted; returns the shown ones."""
-    rects = scene_rects(plot, wanted)
+    r = scene_rects(plot, wanted)
     vr = plot.vb.sceneBoundingRect()
     tol = 0.5
-    inside = ((rects[:, 0] >= vr.left() - tol) & (rects[:, 1] >= vr.top() - tol)
-              & (rects[:, 2] <= vr.right() + tol) & (rects[:, 3] <= vr.bottom() + tol))
-    kept = np.empty((len(wanted), 4))
-    n = 0
-    shown = []
-    for item, r, ok in zip(wanted, rects, inside.tolist()):
-        if ok and n:
-            k = kept[:n]
-            ok = not ((k[:, 0] < r[2] + GAP) & (k[:, 2] + GAP > r[0]) & (k[:, 1] < r[3])
-                      & (k[:, 3] > r[1])).any()
-        if ok:
-            kept[n] = r
-            n += 1
-            shown.append(item)
+    inside = ((r[:, 0] >= vr.left() - tol) & (r[:, 1] >= vr.top() - tol)
+              & (r[:, 2] <= vr.right() + tol) & (r[:, 3] <= vr.bottom() + tol)).tolist()
+    # which labels would sit on which (side by side: closer than the gap)
+    clash = ((r[:, None, 0] < r[None, :, 2] + GAP) & (r[:, None, 2] + GAP > r[None, :, 0])
+             & (r[:, None, 1] < r[None, :, 3]) & (r[:, None, 3] > r[None, :, 1])).tolist()
+    kept: list[int] = []
+    for i, ok in enumerate(inside):
+        if ok and not any(clash[i][j] for j in kept):
+            kept.append(i)
+    shown = [wanted[i] for i in kept]
     keep = {id(it) for it in shown}
     for item in plot.all_labels():
         on = id(item) in keep
