@@ -118,10 +118,11 @@ def check_window(w: MainWindow, catalog: Catalog) -> None:
         kind = OP_KINDS[op.kind]
         for phase in kind.phases:
             op_work(kind, op.full_dims(), op.dtypes, op.shard_obj(), op.params, phase)
-    # the window's evaluation is of this very scenario (its entries hold this scenario's ops) ...
+    # the window's evaluation is of this very scenario (its entries hold its ops) ...
     ev = w.live.evaluation
     assert ev is not None and not w.live.timer.isActive()
-    assert all(e.op is sc.ops[e.op_index] for e in ev.entries), "the plot shows an old scenario"
+    # (as equal ops: an op an edit left alone keeps the entries made from its earlier copy)
+    assert all(e.op == sc.ops[e.op_index] for e in ev.entries), "the plot shows an old scenario"
     assert [c.id for c in ev.chips] == [c for c in sc.chips if c in catalog.chips]
     assert {e.op_index for e in ev.entries} | _failed_ops(ev, sc) == set(range(len(sc.ops))) \
         or not ev.chips
