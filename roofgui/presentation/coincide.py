@@ -49,3 +49,20 @@ def mark_coincident_roofs(chips: Sequence, rel: float = 1e-9) -> list:
             roofs[ci][ri] = replace(r, overlap=(k, len(members)), label=label,
                                     tooltip=f"{r.tooltip}<br>the same line as: {names}")
     return [replace(c, roofs=tuple(rs)) for c, rs in zip(chips, roofs)]
+
+
+def dedupe_ridge_labels(chips: Sequence, tol: float = 1e-9) -> list:
+    """The chips' geometry (``ChipGeometry`` each) with the ridge labels repeating an
+    earlier chip's text at the same x marked as not shown (two chips, one ridge value)."""
+    seen: list[tuple[str, float]] = []
+    out = []
+    for c in chips:
+        ridges = []
+        for r in c.ridges:
+            if any(t == r.label and abs(x - r.x) <= tol for t, x in seen):
+                r = replace(r, label_shown=False)
+            else:
+                seen.append((r.label, r.x))
+            ridges.append(r)
+        out.append(replace(c, ridges=tuple(ridges)))
+    return out

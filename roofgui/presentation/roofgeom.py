@@ -5,7 +5,7 @@ draws, and the view that fits them, computed without Qt.  All coordinates are **
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping, Sequence
 
@@ -14,7 +14,7 @@ import numpy as np
 from roofgui.model.errors import ModelError
 from roofgui.model.roofline import BOUNDS
 from roofgui.model.units import format_si
-from roofgui.presentation.coincide import mark_coincident_roofs
+from roofgui.presentation.coincide import dedupe_ridge_labels, mark_coincident_roofs
 from roofgui.presentation.colours import assign_colours
 from roofgui.presentation.regions import Region, region_intervals
 from roofgui.presentation.ticks import nice_range
@@ -185,26 +185,31 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
 
 
 def _points_of(entries, colours: Mapping[str, int]) -> list[Point | None]:
-    """Each entry's point: the one the last call made when the entry holds the same results
-    (an op the edit left alone), else a new one.  (16 ops × 16 chips: 256 points a
-    keystroke, of which an edit of one op moves 16.)"""
-    last, made = _LAST_POINTS, {}
-    out = []
+    """Each entry's point (16 ops × 16 chips: 256 points a keystroke, of which an edit
+    of one op moves 16)."""
+    return remembered(_LAST["points"], entries, lambda e: (id(e), colours.get(e.chip_id, 0)),
+                      lambda e: make_point(e, colours.get(e.chip_id, 0)))
+
+
+def remembered(memo: dict, entries, key, make) -> list:
+    """``make(e)`` for each entry: what the last call made for the very same entry under
+    the same ``key(e)`` (an op the edit left alone keeps its entries), kept in ``memo``
+    (the entries held, so their ids are not reused while remembered)."""
+    made, out = {}, []
     for e in entries:
-        key = (id(e.analysis), e.op_index, e.label, colours.get(e.chip_id, 0))
-        hit = last.get(key)
-        if hit is None or hit[0] is not e.analysis:
-            hit = (e.analysis, make_point(e, key[3]))
-        made[key] = hit
+        k = key(e)
+        hit = memo.get(k)
+        if hit is None or hit[0] is not e:
+            hit = (e, make(e))
+        made[k] = hit
         out.append(hit[1])
-    _LAST_POINTS.clear()
-    _LAST_POINTS.update(made)
+    memo.clear()
+    memo.update(made)
     return out
 
 
-#: The points the last geometry made, by what each was made from (its entry's results held,
-#: so their ids are not reused while they are remembered).
-_LAST_POINTS: dict[tuple, tuple] = {}
+#: What the last geometry made per entry: its point ("points"), the roofs it uses ("uses").
+_LAST: dict[str, dict] = {"points": {}, "uses": {}}
 
 
 #: The chips' part of recent geometries (roofs, ridges, regions) by what it is made of:
@@ -235,19 +240,15 @@ def chip_roofs(scenario, evaluation) -> dict[str, ChipRoofs]:
     use, or its bf16 roof when no op runs on it.  A chip with neither is left out."""
     settings = scenario.settings()
     out: dict[str, ChipRoofs] = {}
-    for e in evaluation.entries:
-        f = e.analysis.figures
+    uses = remembered(_LAST["uses"], evaluation.entries, id, roof_use)
+    for e, (label, key, peak, desc, hbm, link) in zip(evaluation.entries, uses):
         cr = out.get(e.chip_id)
         if cr is None:
-            cr = out[e.chip_id] = ChipRoofs(f.chip.label())
-        desc = f"{f.peak_info.key} {f.peak_info.unit}"
-        if f.derate_fraction != 1.0:
-            desc += f", derated to {f.derate_fraction:.0%}"
-        cr.peaks[peak_key(f.peak_info.key, f.peak_info.unit)] = (f.peak, desc)
-        cr.hbm = f.hbm_bandwidth
-        if e.analysis.work.link and f.link_bandwidth:
-            # keyed by the link actually used ("scale-up" resolves per chip: ici, nvlink …)
-            cr.links[f.link_name or e.analysis.work.link] = f.link_bandwidth
+            cr = out[e.chip_id] = ChipRoofs(label)
+        cr.peaks[key] = (peak, desc)
+        cr.hbm = hbm
+        if link is not None:
+            cr.links[link[0]] = link[1]
     ordered: dict[str, ChipRoofs] = {}
     for c in evaluation.chips:
         if c.id in out:
@@ -261,6 +262,21 @@ def chip_roofs(scenario, evaluation) -> dict[str, ChipRoofs]:
         ordered[c.id] = ChipRoofs(sc.label(), {peak_key(p.key, p.unit): (p.value, f"{p.key} {p.unit}")},
                                   sc.hbm_bandwidth.value)
     return ordered
+
+
+def roof_use(e) -> tuple:
+    """The roofs an entry uses: its chip's label, the compute roof's key, peak and what
+    it is, the HBM bandwidth, and the link it sends over (its name and bandwidth) or None."""
+    f = e.analysis.figures
+    desc = f"{f.peak_info.key} {f.peak_info.unit}"
+    if f.derate_fraction != 1.0:
+        desc += f", derated to {f.derate_fraction:.0%}"
+    link = None
+    if e.analysis.work.link and f.link_bandwidth:
+        # keyed by the link actually used ("scale-up" resolves per chip: ici, nvlink …)
+        link = (f.link_name or e.analysis.work.link, f.link_bandwidth)
+    return (f.chip.label(), peak_key(f.peak_info.key, f.peak_info.unit), f.peak, desc,
+            f.hbm_bandwidth, link)
 
 
 def peak_key(key: str, unit: str) -> str:
@@ -338,22 +354,6 @@ def make_point(e, colour: int) -> Point | None:
     net_x = math.log10(ni) if float(r.net_bytes) > 0 and 0 < ni < math.inf else None
     return Point(e.op_index, e.phase, e.chip_id, e.label, math.log10(x), math.log10(y),
                  bound, BOUND_SYMBOLS[bound], colour, e, net_x)
-
-
-def dedupe_ridge_labels(chips: Sequence[ChipGeometry], tol: float = 1e-9) -> list[ChipGeometry]:
-    """Mark ridge labels repeating an earlier chip's text at the same x as not shown."""
-    seen: list[tuple[str, float]] = []
-    out: list[ChipGeometry] = []
-    for c in chips:
-        ridges = []
-        for r in c.ridges:
-            if any(t == r.label and abs(x - r.x) <= tol for t, x in seen):
-                r = replace(r, label_shown=False)
-            else:
-                seen.append((r.label, r.x))
-            ridges.append(r)
-        out.append(replace(c, ridges=tuple(ridges)))
-    return out
 
 
 def op_labels(points: Sequence[Point], min_dx: float = 0.25) -> list[OpLabel]:
