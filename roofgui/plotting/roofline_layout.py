@@ -100,10 +100,10 @@ def ridge_labels(plot, y0: float, px_x: float) -> list:
 def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarray) -> list:
     """Op labels beside their point: above or below (close neighbours alternate), else
     to its right or left, else a line further out, wherever they cover the fewest points
-    (kept :data:`GAP` pixels clear of their markers), earlier op labels and
-    the labels ``avoid`` (scene rectangles) and stay in the view; centred ones slide
-    inwards near the edges; the selected op's first.  Returns ``(key, label, whether it
-    hides a point)`` of each.  What each spot covers of the points and of ``avoid`` is
+    (kept :data:`GAP` pixels clear of their markers), earlier op labels (those that
+    show: a label hiding a point does not) and the labels ``avoid`` (scene rectangles)
+    and stay in the view; centred ones slide inwards near the edges; the selected op's
+    first.  Returns ``(key, label, whether it hides a point)`` of each.  What each spot covers of the points and of ``avoid`` is
     counted for all labels at once; only the earlier op labels are counted one by one."""
     g, s = plot.geometry, plot.style
     labels = [ol for ol in sorted(g.labels, key=lambda ol: ol.op_index != plot.selected_op)
@@ -128,12 +128,12 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
     ax_, ay_ = (avoid[:, 0:1] + GRID_FX * aw).ravel(), (avoid[:, 1:2] + GRID_FY * ah).ravel()
     points = on_points.sum(axis=2)
     base = points * 1000 + _inside(edges, ax_, ay_).sum(axis=2)  # (then: fewest labels)
-    placed = np.empty((2, GRID_FX.size * len(labels)))  # the op labels' samples so far
+    placed = np.empty((2, GRID_FX.size * len(labels)))  # the shown op labels' samples
+    n = 0
     out = []
     for i, (ol, item) in enumerate(zip(labels, items)):
-        best, hides = 0, True
-        if ok[i].any():
-            n = GRID_FX.size * i
+        best, hides = int(np.argmax(ok[i])), True
+        if (ok[i] & (points[i] == 0)).any():  # (else it hides a point wherever it goes)
             sx, sy = placed[0, :n], placed[1, :n]
             mine = (np.abs(sx - lx[i]) < 0.5) & (np.abs(sy - ly[i]) < 0.5)
             hit = _inside(tuple(e[i] for e in edges), sx[~mine], sy[~mine]).sum(axis=1)
@@ -141,9 +141,10 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
             best = int(np.argmin(counts))  # (ties: the first)
             hides = bool(points[i, best])
         set_anchor(item, anchors[i, best])
-        k = GRID_FX.size * i
-        placed[0, k:k + GRID_FX.size] = left[i, best] + GRID_FX * wh[i, 0]
-        placed[1, k:k + GRID_FX.size] = top[i, best] + GRID_FY * wh[i, 1]
+        if not hides:  # (a label hiding a point is not shown: later ones need not avoid it)
+            placed[0, n:n + GRID_FX.size] = left[i, best] + GRID_FX * wh[i, 0]
+            placed[1, n:n + GRID_FX.size] = top[i, best] + GRID_FY * wh[i, 1]
+            n += GRID_FX.size
         out.append((ol.key, item, hides))
     return out
 
