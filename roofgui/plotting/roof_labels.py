@@ -62,7 +62,21 @@ def roof_slots(plot, x0: float, x1: float, y0: float, px_x: float, px_y: float) 
 def place_roofs(plot, slots: list, psx, psy, margins=None) -> list[bool]:
     """Put each slot's label where :func:`roof_spots` finds it room clear of the scene
     points ``psx, psy`` (by ``margins`` pixels each, or a marker's radius and the gap);
-    whether each may show (room, and no further than :attr:`RoofSlot.most` from its roof)."""
+    whether each may show (room, and no further than :attr:`RoofSlot.most` from its roof).
+    A label the spreading took too far from its roof, lifted or not, is left as it is."""
+    lifts = (0.0, lift_px(plot))
+    near = [sl for sl in slots if min(abs(sl.off + lift) for lift in lifts) <= sl.most]
+    shown = {id(sl) for sl, ok in zip(near, _place(plot, near, psx, psy, margins)) if ok}
+    return [id(sl) in shown for sl in slots]
+
+
+def lift_px(plot) -> float:
+    """How far a roof label is lifted off the points on its roof: a marker's radius and
+    the gap (as far as every label keeps from a marker)."""
+    return plot.style.marker_size * 0.5 + GAP
+
+
+def _place(plot, slots: list, psx, psy, margins) -> list[bool]:
     out = []
     for slot, (left, lift) in zip(slots, roof_spots(plot, slots, psx, psy, margins)):
         lab = slot.lab
@@ -85,7 +99,7 @@ def roof_spots(plot, slots: list, psx, psy, margins=None) -> list[tuple[float | 
     hover names them), each on its roof then lifted by a marker's radius and the gap,
     that :func:`free_starts` finds room for.  Each label is set to the text chosen.
     ``(None, 0.0)``: nowhere."""
-    margin = plot.style.marker_size * 0.5 + GAP  # (a marker's radius, then the gap)
+    margin = lift_px(plot)
     tries = []  # (slot, text, width, height, lift), in the order of preference
     for i, sl in enumerate(slots):
         texts = [sl.text] + ([sl.text.replace(" · ", "\n", 1), sl.text.split(" · ")[0]]

@@ -7,6 +7,8 @@ corner and the band names clear of it.  Run before a paint after the view change
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from roofgui.plotting.declutter import GAP, clear_of, close_gaps, declutter, scene_rects
@@ -103,50 +105,79 @@ def op_labels(plot, psx, psy, x0: float, x1: float, px_x: float, avoid: np.ndarr
     (kept :data:`GAP` pixels clear of their markers), earlier op labels (those that
     show: a label hiding a point does not) and the labels ``avoid`` (scene rectangles)
     and stay in the view; centred ones slide inwards near the edges; the selected op's
-    first.  Returns ``(key, label, whether it hides a point)`` of each.  What each spot covers of the points and of ``avoid`` is
-    counted for all labels at once; only the earlier op labels are counted one by one."""
-    g, s = plot.geometry, plot.style
+    first.  Returns ``(key, label, whether it hides a point)`` of each."""
+    g = plot.geometry
     labels = [ol for ol in sorted(g.labels, key=lambda ol: ol.op_index != plot.selected_op)
               if ol.key in plot.op_labels]  # (the selected op's first: its pick)
     if not labels:
         return []
     items = [plot.op_labels[ol.key] for ol in labels]
-    wh = np.array([label_size(it) for it in items], dtype=np.float64)
-    lx, ly = plot.to_scene([ol.x for ol in labels], [ol.y for ol in labels])
-    anchors = op_anchors(labels, wh[:, 0], px_x, x0, x1, s.marker_size)  # (L, 6, 2)
-    left = lx[:, None] - anchors[..., 0] * wh[:, :1]
-    top = ly[:, None] - anchors[..., 1] * wh[:, 1:]
-    right, bottom = left + wh[:, :1], top + wh[:, 1:]
-    vr = plot.vb.sceneBoundingRect()
-    ok = ((left >= vr.left()) & (top >= vr.top()) & (right <= vr.right())
-          & (bottom <= vr.bottom()))
-    m = s.marker_size * 0.5 + GAP  # (the marker's radius, then the gap)
-    edges = (left - m, right + m, top - m, bottom + m)
-    own = (np.abs(psx[None, :] - lx[:, None]) < 0.5) & (np.abs(psy[None, :] - ly[:, None]) < 0.5)
-    on_points = _inside(edges, psx, psy) & ~own[:, None, :]  # (not counting its own point)
-    aw, ah = avoid[:, 2:3] - avoid[:, 0:1], avoid[:, 3:4] - avoid[:, 1:2]
-    ax_, ay_ = (avoid[:, 0:1] + GRID_FX * aw).ravel(), (avoid[:, 1:2] + GRID_FY * ah).ravel()
-    points = on_points.sum(axis=2)
-    base = points * 1000 + _inside(edges, ax_, ay_).sum(axis=2)  # (then: fewest labels)
-    placed = np.empty((2, GRID_FX.size * len(labels)))  # the shown op labels' samples
-    n = 0
+    sp = Spots.of(plot, labels, items, psx, psy, x0, x1, px_x, avoid)
+    reach = np.stack([sp.edges[0].min(axis=1), sp.edges[1].max(axis=1),
+                      sp.edges[2].min(axis=1), sp.edges[3].max(axis=1)], axis=1).tolist()
+    ok, points, base = sp.ok.tolist(), sp.points.tolist(), sp.base.tolist()
+    shown: list[tuple] = []  # (left, right, top, bottom, sample xs, sample ys) each
     out = []
     for i, (ol, item) in enumerate(zip(labels, items)):
-        best, hides = int(np.argmax(ok[i])), True
-        if (ok[i] & (points[i] == 0)).any():  # (else it hides a point wherever it goes)
-            sx, sy = placed[0, :n], placed[1, :n]
-            mine = (np.abs(sx - lx[i]) < 0.5) & (np.abs(sy - ly[i]) < 0.5)
-            hit = _inside(tuple(e[i] for e in edges), sx[~mine], sy[~mine]).sum(axis=1)
-            counts = np.where(ok[i], base[i] + hit * 1000, np.iinfo(np.int64).max)
-            best = int(np.argmin(counts))  # (ties: the first)
-            hides = bool(points[i, best])
-        set_anchor(item, anchors[i, best])
+        spots = [a for a, on in enumerate(ok[i]) if on]
+        best, hides = (spots[0] if spots else 0), True
+        if any(points[i][a] == 0 for a in spots):  # (else it hides a point wherever it goes)
+            near = [sh for sh in shown if sh[0] <= reach[i][1] and sh[1] >= reach[i][0]
+                    and sh[2] <= reach[i][3] and sh[3] >= reach[i][2]]
+            hit = sp.label_hits(i, near) if near else [0] * len(ok[i])
+            best = min(spots, key=lambda a: base[i][a] + hit[a] * 1000)  # (ties: the first)
+            hides = points[i][best] > 0
+        set_anchor(item, sp.anchors[i, best])
         if not hides:  # (a label hiding a point is not shown: later ones need not avoid it)
-            placed[0, n:n + GRID_FX.size] = left[i, best] + GRID_FX * wh[i, 0]
-            placed[1, n:n + GRID_FX.size] = top[i, best] + GRID_FY * wh[i, 1]
-            n += GRID_FX.size
+            lt, tp, w, h = float(sp.left[i, best]), float(sp.top[i, best]), *sp.wh[i].tolist()
+            shown.append((lt, lt + w, tp, tp + h, lt + GRID_FX * w, tp + GRID_FY * h))
         out.append((ol.key, item, hides))
     return out
+
+
+class Spots(NamedTuple):
+    """Every op label's six spots (``(labels, 6)`` arrays), what each spot covers, counted
+    for all labels at once: ``points`` (not its own), ``base`` (points × 1000 + the
+    labels to avoid), and each label's pin ``lx, ly`` (scene)."""
+
+    anchors: np.ndarray
+    left: np.ndarray
+    top: np.ndarray
+    wh: np.ndarray
+    ok: np.ndarray  # (whole inside the view)
+    edges: tuple  # (left, right, top, bottom, grown by a marker's radius and the gap)
+    points: np.ndarray
+    base: np.ndarray
+    lx: np.ndarray
+    ly: np.ndarray
+
+    @classmethod
+    def of(cls, plot, labels, items, psx, psy, x0, x1, px_x, avoid) -> "Spots":
+        wh = np.array([label_size(it) for it in items], dtype=np.float64)
+        lx, ly = plot.to_scene([ol.x for ol in labels], [ol.y for ol in labels])
+        anchors = op_anchors(labels, wh[:, 0], px_x, x0, x1, plot.style.marker_size)
+        left = lx[:, None] - anchors[..., 0] * wh[:, :1]
+        top = ly[:, None] - anchors[..., 1] * wh[:, 1:]
+        right, bottom = left + wh[:, :1], top + wh[:, 1:]
+        vr = plot.vb.sceneBoundingRect()
+        ok = ((left >= vr.left()) & (top >= vr.top()) & (right <= vr.right())
+              & (bottom <= vr.bottom()))
+        m = plot.style.marker_size * 0.5 + GAP  # (the marker's radius, then the gap)
+        edges = (left - m, right + m, top - m, bottom + m)
+        own = (np.abs(psx[None, :] - lx[:, None]) < 0.5) & (np.abs(psy[None, :] - ly[:, None]) < 0.5)
+        points = (_inside(edges, psx, psy) & ~own[:, None, :]).sum(axis=2)
+        aw, ah = avoid[:, 2:3] - avoid[:, 0:1], avoid[:, 3:4] - avoid[:, 1:2]
+        ax_, ay_ = (avoid[:, 0:1] + GRID_FX * aw).ravel(), (avoid[:, 1:2] + GRID_FY * ah).ravel()
+        base = points * 1000 + _inside(edges, ax_, ay_).sum(axis=2)
+        return cls(anchors, left, top, wh, ok, edges, points, base, lx, ly)
+
+    def label_hits(self, i: int, shown: list) -> list[int]:
+        """How many samples of the ``shown`` labels each of label ``i``'s spots covers
+        (not those at its own pin)."""
+        sx = np.concatenate([sh[4] for sh in shown])
+        sy = np.concatenate([sh[5] for sh in shown])
+        mine = (np.abs(sx - self.lx[i]) < 0.5) & (np.abs(sy - self.ly[i]) < 0.5)
+        return _inside(tuple(e[i] for e in self.edges), sx[~mine], sy[~mine]).sum(axis=1).tolist()
 
 
 def _inside(edges, xs, ys) -> np.ndarray:
