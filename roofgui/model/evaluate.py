@@ -115,9 +115,9 @@ def _phase_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip],
     dtypes, params = dict(op.dtypes), copy.deepcopy(op.params)  # (as evaluated, if op changes)
     crits = _Critical(lambda: critical_values_many(kind, dims, ok, dtypes=dtypes, shard=shard,
                                                    params=params, phase=phase))
-    rows = iter(range(len(ok)))
+    rows = iter(enumerate(res.rows() if ok else []))
     return [c if isinstance(c, ModelError) else Analysis(
-        c.chip, c, work, res.row(j := next(rows)), partial(crits.of_chip, j)) for c in cells]
+        c.chip, c, work, (row := next(rows))[1], partial(crits.of_chip, row[0])) for c in cells]
 
 
 class _Critical:
@@ -251,7 +251,7 @@ def _sweep_cells(kind: OpKind, op: OpSpec, phase: str, chips: list[Chip], settin
     res = evaluate_figures(work, ok)  # every chip in one call, a row each
     crits = critical_values_many(kind, base, ok, dtypes=op.dtypes, shard=shard,
                                  params=op.params, phase=phase, names=[dim])
-    cells = [(f.chip, res.row(j), crit.get(dim)) for j, (f, crit) in enumerate(zip(ok, crits))]
+    cells = [(f.chip, row, crit.get(dim)) for f, crit, row in zip(ok, crits, res.rows())]
     return cells, problems
 
 

@@ -105,9 +105,10 @@ class Result:
     utilisation: np.ndarray
     bound_code: np.ndarray  # 0 compute, 1 memory, 2 network
 
-    def row(self, j: int) -> "Result":
-        """Chip ``j``'s figures, from a result with a leading chip axis."""
-        return Result(*(getattr(self, f.name)[j, ...] for f in fields(self)))
+    def rows(self) -> list["Result"]:
+        """Each chip's figures, from a result with a leading chip axis."""
+        cols = [getattr(self, f.name) for f in fields(self)]
+        return [Result(*(c[j, ...] for c in cols)) for j in range(len(cols[0]))]
 
     @property
     def bound(self) -> np.ndarray | str:
