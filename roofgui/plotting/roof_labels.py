@@ -77,6 +77,8 @@ def lift_px(plot) -> float:
 
 
 def _place(plot, slots: list, psx, psy, margins) -> list[bool]:
+    """Each slot's label pinned at its spot (right-aligned at the view's edge, else
+    left-aligned where it starts); whether it may show."""
     out = []
     for slot, (left, lift) in zip(slots, roof_spots(plot, slots, psx, psy, margins)):
         lab = slot.lab

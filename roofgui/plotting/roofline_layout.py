@@ -153,6 +153,8 @@ class Spots(NamedTuple):
 
     @classmethod
     def of(cls, plot, labels, items, psx, psy, x0, x1, px_x, avoid) -> "Spots":
+        """The spots of ``labels`` (their ``items``) among the scene points ``psx, psy``
+        and the rectangles ``avoid``, for the view ``x0..x1`` at ``px_x`` pixels a decade."""
         wh = np.array([label_size(it) for it in items], dtype=np.float64)
         lx, ly = plot.to_scene([ol.x for ol in labels], [ol.y for ol in labels])
         anchors = op_anchors(labels, wh[:, 0], px_x, x0, x1, plot.style.marker_size)
