@@ -185,31 +185,25 @@ def roofline_geometry(scenario, evaluation, previous_colours: Mapping[str, int] 
 
 
 def _points_of(entries, colours: Mapping[str, int]) -> list[Point | None]:
-    """Each entry's point (16 ops × 16 chips: 256 points a keystroke, of which an edit
-    of one op moves 16)."""
-    return remembered(_LAST["points"], entries, lambda e: (id(e), colours.get(e.chip_id, 0)),
-                      lambda e: make_point(e, colours.get(e.chip_id, 0)))
-
-
-def remembered(memo: dict, entries, key, make) -> list:
-    """``make(e)`` for each entry: what the last call made for the very same entry under
-    the same ``key(e)`` (an op the edit left alone keeps its entries), kept in ``memo``
-    (the entries held, so their ids are not reused while remembered)."""
+    """Each entry's point: the one the last call made for the very same entry (an op the
+    edit left alone keeps its entries) in the same colour, else a new one.  (16 ops × 16
+    chips: 256 points a keystroke, of which an edit of one op moves 16.)"""
     made, out = {}, []
     for e in entries:
-        k = key(e)
-        hit = memo.get(k)
+        key = (id(e), colours.get(e.chip_id, 0))
+        hit = _LAST_POINTS.get(key)
         if hit is None or hit[0] is not e:
-            hit = (e, make(e))
-        made[k] = hit
+            hit = (e, make_point(e, key[1]))
+        made[key] = hit
         out.append(hit[1])
-    memo.clear()
-    memo.update(made)
+    _LAST_POINTS.clear()
+    _LAST_POINTS.update(made)
     return out
 
 
-#: What the last geometry made per entry: its point ("points"), the roofs it uses ("uses").
-_LAST: dict[str, dict] = {"points": {}, "uses": {}}
+#: The points the last geometry made, by the entry each was made from and its colour (the
+#: entry held, so its id is not reused while it is remembered).
+_LAST_POINTS: dict[tuple, tuple] = {}
 
 
 #: The chips' part of recent geometries (roofs, ridges, regions) by what it is made of:
@@ -240,15 +234,19 @@ def chip_roofs(scenario, evaluation) -> dict[str, ChipRoofs]:
     use, or its bf16 roof when no op runs on it.  A chip with neither is left out."""
     settings = scenario.settings()
     out: dict[str, ChipRoofs] = {}
-    uses = remembered(_LAST["uses"], evaluation.entries, id, roof_use)
-    for e, (label, key, peak, desc, hbm, link) in zip(evaluation.entries, uses):
+    for e in evaluation.entries:
+        f = e.analysis.figures
         cr = out.get(e.chip_id)
         if cr is None:
-            cr = out[e.chip_id] = ChipRoofs(label)
-        cr.peaks[key] = (peak, desc)
-        cr.hbm = hbm
-        if link is not None:
-            cr.links[link[0]] = link[1]
+            cr = out[e.chip_id] = ChipRoofs(f.chip.label())
+        desc = f"{f.peak_info.key} {f.peak_info.unit}"
+        if f.derate_fraction != 1.0:
+            desc += f", derated to {f.derate_fraction:.0%}"
+        cr.peaks[peak_key(f.peak_info.key, f.peak_info.unit)] = (f.peak, desc)
+        cr.hbm = f.hbm_bandwidth
+        if e.analysis.work.link and f.link_bandwidth:
+            # keyed by the link actually used ("scale-up" resolves per chip: ici, nvlink …)
+            cr.links[f.link_name or e.analysis.work.link] = f.link_bandwidth
     ordered: dict[str, ChipRoofs] = {}
     for c in evaluation.chips:
         if c.id in out:
@@ -262,21 +260,6 @@ def chip_roofs(scenario, evaluation) -> dict[str, ChipRoofs]:
         ordered[c.id] = ChipRoofs(sc.label(), {peak_key(p.key, p.unit): (p.value, f"{p.key} {p.unit}")},
                                   sc.hbm_bandwidth.value)
     return ordered
-
-
-def roof_use(e) -> tuple:
-    """The roofs an entry uses: its chip's label, the compute roof's key, peak and what
-    it is, the HBM bandwidth, and the link it sends over (its name and bandwidth) or None."""
-    f = e.analysis.figures
-    desc = f"{f.peak_info.key} {f.peak_info.unit}"
-    if f.derate_fraction != 1.0:
-        desc += f", derated to {f.derate_fraction:.0%}"
-    link = None
-    if e.analysis.work.link and f.link_bandwidth:
-        # keyed by the link actually used ("scale-up" resolves per chip: ici, nvlink …)
-        link = (f.link_name or e.analysis.work.link, f.link_bandwidth)
-    return (f.chip.label(), peak_key(f.peak_info.key, f.peak_info.unit), f.peak, desc,
-            f.hbm_bandwidth, link)
 
 
 def peak_key(key: str, unit: str) -> str:
