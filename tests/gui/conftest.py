@@ -6,6 +6,7 @@ import pytest
 
 from gui_helpers import close_quietly, open_window
 from roofgui.model.catalog import Catalog
+from roofgui.plotting.plots import RooflinePlot
 
 
 @pytest.fixture(scope="module")
@@ -20,3 +21,13 @@ def window(qtbot, shipped):
     w = open_window(shipped)
     yield w
     close_quietly(w)
+
+
+@pytest.fixture
+def roof(qtbot):
+    """A roofline plot on its own, 900×600, shown."""
+    w = RooflinePlot()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    return w

@@ -9,21 +9,11 @@ from PySide6 import QtCore
 from roofgui.model.catalog import Catalog
 from roofgui.model.evaluate import evaluate_scenario
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
-from roofgui.plotting.plots import RooflinePlot
 
 
 @pytest.fixture(scope="module")
 def cat():
     return Catalog.load(False)
-
-
-@pytest.fixture
-def roof(qtbot):
-    w = RooflinePlot()
-    qtbot.addWidget(w)
-    w.resize(900, 600)
-    w.show()
-    return w
 
 
 def two_chip():

@@ -47,15 +47,6 @@ def scatter_xy(item):
     return list(zip(item.data["x"], item.data["y"]))
 
 
-@pytest.fixture
-def roof(qtbot):
-    w = RooflinePlot()
-    qtbot.addWidget(w)
-    w.resize(900, 600)
-    w.show()
-    return w
-
-
 def test_two_chips_roofs_and_points_at_model_coordinates(roof, cat):
     sc = two_chip()
     ev = evaluate_scenario(sc, cat)
