@@ -110,6 +110,19 @@ def cached_and_plain(qtbot, cls, size=(820, 520)):
     return cached, plain
 
 
+def two_chip():
+    """TPU v5e and H100 SXM, one bf16 matmul: what the plot tests draw first."""
+    from roofgui.model.scenario import OpSpec, Scenario
+
+    return Scenario(chips=["tpu-v5e", "h100-sxm"],
+                    ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {})])
+
+
+def scatter_xy(item):
+    """The spots' ``(x, y)`` of a scatter (or of a :class:`~roofgui.plotting.plot_items.Spot`)."""
+    return list(zip(item.data["x"], item.data["y"]))
+
+
 def three_ops(**kwargs):
     """Three chips and three matmuls (bf16, int8 weights, sharded over D): what the canvas
     tests draw; ``kwargs`` go to the Scenario (a sweep, say)."""

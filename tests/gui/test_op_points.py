@@ -6,23 +6,10 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from roofgui.model.catalog import Catalog
 from roofgui.model.evaluate import evaluate_scenario
-from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
+from roofgui.model.scenario import OpSpec, ShardSpec
 
-
-@pytest.fixture(scope="module")
-def cat():
-    return Catalog.load(False)
-
-
-def two_chip():
-    return Scenario(chips=["tpu-v5e", "h100-sxm"],
-                    ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {})])
-
-
-def scatter_xy(item):
-    return list(zip(item.data["x"], item.data["y"]))
+from gui_helpers import scatter_xy, two_chip
 
 
 def data_of(item):
@@ -30,11 +17,11 @@ def data_of(item):
     return np.asarray(x), np.asarray(y)
 
 
-def test_op_points_are_two_scatters_the_selected_ops_over_the_others(roof, cat):
+def test_op_points_are_two_scatters_the_selected_ops_over_the_others(roof, shipped):
     sc = two_chip()
     sc.ops.append(OpSpec("small", "matmul", {"B": 16, "D": 1024, "F": 1024}, {}))
     roof.set_selected_op(1)
-    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.update_from(sc, evaluate_scenario(sc, shipped))
     roof.repaint()
     item = roof.points[(0, "", "tpu-v5e")]
     # the other ops' points in one scatter, the selected op's in another above it
@@ -57,34 +44,34 @@ def test_op_points_are_two_scatters_the_selected_ops_over_the_others(roof, cat):
     assert item.item is roof.point_item and roof.points[(1, "", "tpu-v5e")].item is others
 
 
-def test_an_edit_of_the_selected_op_sets_only_its_scatter(roof, cat, monkeypatch):
+def test_an_edit_of_the_selected_op_sets_only_its_scatter(roof, shipped, monkeypatch):
     """A keystroke edits the selected op: its scatter is set again, the others' is left as
     it is (and stays in the lines' picture on screen)."""
     sc = two_chip()
     sc.ops.append(OpSpec("small", "matmul", {"B": 16, "D": 1024, "F": 1024}, {}))
     roof.set_selected_op(0)
-    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.update_from(sc, evaluate_scenario(sc, shipped))
     calls = []
     for name, item in (("selected", roof.point_item), ("others", roof.op_points.others_item)):
         real = item.setData
         monkeypatch.setattr(item, "setData", lambda *a, real=real, name=name, **k: (
             calls.append(name), real(*a, **k))[1])
     sc.ops[0].dims["B"] = 4096
-    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.update_from(sc, evaluate_scenario(sc, shipped))
     assert calls == ["selected"]
     (x, y), = scatter_xy(roof.points[(0, "", "tpu-v5e")])
     assert x == pytest.approx(roof.geometry.points[0].x)  # (moved)
     sc.what_if.peak = 1.5  # (every chip's roof moves: every point may)
-    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.update_from(sc, evaluate_scenario(sc, shipped))
     assert calls == ["selected", "selected", "others"]
 
 
-def test_link_twins_share_their_ops_scatter_under_the_points_joined_by_one_line(roof, cat):
+def test_link_twins_share_their_ops_scatter_under_the_points_joined_by_one_line(roof, shipped):
     sc = two_chip()
     sc.ops.append(OpSpec("split", "matmul", {"B": 4096, "D": 8192, "F": 8192}, {},
                          ShardSpec("D", 2, "scale-up")))
     roof.set_selected_op(1)
-    roof.update_from(sc, evaluate_scenario(sc, cat))
+    roof.update_from(sc, evaluate_scenario(sc, shipped))
     twins = {k: v for k, v in roof.net_points.items()}
     assert set(twins) == {(1, "", "tpu-v5e"), (1, "", "h100-sxm")}
     assert all(v.item is roof.point_item for v in twins.values())

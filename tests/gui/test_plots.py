@@ -14,17 +14,14 @@ from roofgui.presentation import plotdata as pd
 from roofgui.model.scenario import OpSpec, Scenario, ShardSpec
 from roofgui.model.evaluate import evaluate_scenario, sweep_scenario
 
+from gui_helpers import scatter_xy, two_chip
+
 L = math.log10
 
 
 @pytest.fixture(scope="module")
 def cat():
     return Catalog.load(False)
-
-
-def two_chip():
-    return Scenario(chips=["tpu-v5e", "h100-sxm"],
-                    ops=[OpSpec("matmul", "matmul", {"B": 256, "D": 8192, "F": 8192}, {})])
 
 
 def data_of(item):
@@ -41,10 +38,6 @@ def assert_draws(item, x, y, tol=2e-4):
     model = x[at] == dx
     assert np.array_equal(y[at[model]], dy[model]) and np.count_nonzero(~model) <= 2
     assert np.max(np.abs(np.interp(x, dx, dy) - y)) <= tol
-
-
-def scatter_xy(item):
-    return list(zip(item.data["x"], item.data["y"]))
 
 
 def test_two_chips_roofs_and_points_at_model_coordinates(roof, cat):
